@@ -1,0 +1,28 @@
+/// Retransmission rules shared by both ends of a link.
+///
+/// A frame not answered by its deadline is sent again with the same sequence; after `maxTries`
+/// transmissions it fails. The deadline allows for the bytes ahead of it on a slow line:
+/// `now + baseTimeoutMs + 2 * bytesAhead / bytesPerMs` (2: the frame goes out, its answer comes back).
+public struct LinkTiming: Equatable, Sendable {
+  /// The timeout for a small frame on an idle line.
+  public var baseTimeoutMs: UInt64
+  /// The line's speed in bytes per millisecond (115 200 baud 8N1 carries 11.52; 11 is conservative).
+  public var bytesPerMs: UInt64
+  /// Transmissions before a frame fails: the first plus `maxTries - 1` retransmissions.
+  public var maxTries: Int
+
+  /// Creates timing rules.
+  public init(baseTimeoutMs: UInt64 = 100, bytesPerMs: UInt64 = 11, maxTries: Int = 5) {
+    self.baseTimeoutMs = baseTimeoutMs
+    self.bytesPerMs = max(1, bytesPerMs)
+    self.maxTries = max(1, maxTries)
+  }
+
+  /// The v1 defaults: 100 ms plus line time, 5 transmissions.
+  public static let standard = LinkTiming()
+
+  /// The timeout for a frame with `bytesAhead` bytes (itself included) queued before its answer.
+  public func timeout(bytesAhead: Int) -> UInt64 {
+    baseTimeoutMs + 2 * UInt64(bytesAhead) / bytesPerMs
+  }
+}

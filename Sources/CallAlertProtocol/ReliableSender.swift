@@ -1,0 +1,162 @@
+/// The sending half of a reliable channel: numbers frames, keeps up to `window` of them in flight,
+/// retransmits go-back-N style on timeout or on the peer's ``ErrorCode/sequenceGap`` NAK, and fails a
+/// frame after ``LinkTiming/maxTries`` transmissions. Pure: the caller passes the time in.
+public struct ReliableSender: Sendable {
+  /// A frame waiting for its answer.
+  struct Outstanding: Sendable {
+    var frame: Frame
+    var wire: [UInt8]
+    var tries: Int
+    var deadline: UInt64
+    var stamp: UInt64  // transmission order, to tell which answers predate a retransmission
+  }
+
+  /// What happened to a frame this sender had sent.
+  public enum Completion: Equatable, Sendable {
+    /// The peer answered it.
+    case answered(sequence: UInt16, response: Frame)
+    /// It went unanswered through every try.
+    case failed(sequence: UInt16, type: UInt8)
+  }
+
+  /// The most frames in flight.
+  public var window: Int
+  /// Retransmission rules.
+  public var timing: LinkTiming
+  /// The sequence the next new frame gets.
+  public private(set) var nextSequence: UInt16
+  /// Retransmissions made so far.
+  public private(set) var retransmissions: UInt32 = 0
+
+  private var inFlight: [Outstanding] = []
+  private var queued: [Frame] = []
+  private var stamp: UInt64 = 0
+  private var paused = false
+
+  /// Creates a sender whose first frame gets `firstSequence`.
+  public init(window: Int = 1, timing: LinkTiming = .standard, firstSequence: UInt16 = 0) {
+    self.window = max(1, window)
+    self.timing = timing
+    nextSequence = firstSequence
+  }
+
+  /// Frames sent and not yet answered.
+  public var inFlightCount: Int { inFlight.count }
+  /// Frames waiting for room in the window.
+  public var queuedCount: Int { queued.count }
+  /// Whether nothing is in flight or queued.
+  public var isIdle: Bool { inFlight.isEmpty && queued.isEmpty }
+
+  /// The earliest retransmission deadline, if any frame is in flight.
+  public var nextDeadline: UInt64? {
+    if paused { return nil }
+    var earliest: UInt64? = nil
+    for entry in inFlight where earliest == nil || entry.deadline < earliest! { earliest = entry.deadline }
+    return earliest
+  }
+
+  /// Queues `frame` (its sequence is assigned here) and sends what the window allows into `out`.
+  /// Returns the sequence given to the frame.
+  @discardableResult
+  public mutating func send(_ frame: Frame, now: UInt64, into out: inout [UInt8]) -> UInt16 {
+    var frame = frame
+    frame.sequence = nextSequence
+    nextSequence &+= 1
+    queued.append(frame)
+    fill(now: now, into: &out)
+    return frame.sequence
+  }
+
+  /// Takes an answer from the peer. Returns the completion it brings, or nil for an answer to nothing
+  /// in flight (a late duplicate) or a gap NAK (which triggers a retransmission into `out` instead).
+  public mutating func receive(response: Frame, now: UInt64, into out: inout [UInt8]) -> Completion? {
+    guard let index = inFlight.firstIndex(where: { $0.frame.sequence == response.sequence && $0.frame.type == response.type })
+    else { return nil }
+    if response.flags.contains(.nak), response.payload.first == ErrorCode.sequenceGap.rawValue {
+      // The peer dropped this frame because an earlier one went missing. Resend from the missing one,
+      // unless it was already resent after this frame went out (then the gap NAK is old news).
+      let missing = UInt16(truncatingIfNeeded: Nak.detailOf(response.payload))
+      if let first = inFlight.firstIndex(where: { $0.frame.sequence == missing }),
+        inFlight[first].stamp < inFlight[index].stamp
+      {
+        retransmit(from: first, now: now, into: &out)
+      }
+      return nil
+    }
+    inFlight.remove(at: index)
+    fill(now: now, into: &out)
+    return .answered(sequence: response.sequence, response: response)
+  }
+
+  /// Retransmits what is overdue, go-back-N: every frame in flight from the oldest overdue one on.
+  /// Frames out of tries fail; they are returned, and the sender pauses until ``resume(now:into:)``
+  /// or ``reset(firstSequence:)``, keeping them, so that a caller may retry after re-synchronising.
+  public mutating func poll(now: UInt64, into out: inout [UInt8]) -> [Completion] {
+    guard !paused, let overdue = inFlight.firstIndex(where: { $0.deadline <= now }) else { return [] }
+    if inFlight[overdue].tries >= timing.maxTries {
+      paused = true
+      return inFlight.map { .failed(sequence: $0.frame.sequence, type: $0.frame.type) }
+    }
+    retransmit(from: overdue, now: now, into: &out)
+    return []
+  }
+
+  /// Whether the sender gave up and waits for ``resume(now:into:)`` or ``reset(firstSequence:)``.
+  public var isPaused: Bool { paused }
+
+  /// Sends everything in flight again with fresh tries (after the peer came back).
+  public mutating func resume(now: UInt64, into out: inout [UInt8]) {
+    paused = false
+    for index in inFlight.indices { inFlight[index].tries = 0 }
+    if !inFlight.isEmpty { retransmit(from: 0, now: now, into: &out) }
+    fill(now: now, into: &out)
+  }
+
+  /// Drops everything in flight and queued, returning their sequences and types, and restarts numbering.
+  public mutating func reset(firstSequence: UInt16) -> [Completion] {
+    let dropped =
+      inFlight.map { Completion.failed(sequence: $0.frame.sequence, type: $0.frame.type) }
+      + queued.map { Completion.failed(sequence: $0.sequence, type: $0.type) }
+    inFlight.removeAll()
+    queued.removeAll()
+    paused = false
+    nextSequence = firstSequence
+    return dropped
+  }
+
+  /// Frames still pending (in flight first, then queued), oldest first.
+  public var pendingFrames: [Frame] { inFlight.map { $0.frame } + queued }
+
+  private mutating func fill(now: UInt64, into out: inout [UInt8]) {
+    while !paused, inFlight.count < window, !queued.isEmpty {
+      let frame = queued.removeFirst()
+      let wire = frame.encoded()
+      stamp += 1
+      let ahead = inFlight.reduce(0) { $0 + $1.wire.count } + wire.count
+      out.append(contentsOf: wire)
+      inFlight.append(
+        Outstanding(frame: frame, wire: wire, tries: 1, deadline: now + timing.timeout(bytesAhead: ahead), stamp: stamp))
+    }
+  }
+
+  private mutating func retransmit(from first: Int, now: UInt64, into out: inout [UInt8]) {
+    var ahead = 0
+    for index in first..<inFlight.count {
+      stamp += 1
+      ahead += inFlight[index].wire.count
+      out.append(contentsOf: inFlight[index].wire)
+      inFlight[index].tries += 1
+      inFlight[index].stamp = stamp
+      inFlight[index].deadline = now + timing.timeout(bytesAhead: ahead)
+      retransmissions &+= 1
+    }
+  }
+}
+
+extension Nak {
+  /// The detail field of a NAK payload, 0 when the payload is short.
+  static func detailOf(_ payload: [UInt8]) -> UInt32 {
+    guard payload.count >= 5 else { return 0 }
+    return UInt32(payload[1]) | UInt32(payload[2]) << 8 | UInt32(payload[3]) << 16 | UInt32(payload[4]) << 24
+  }
+}

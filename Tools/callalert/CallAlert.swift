@@ -1,0 +1,12 @@
+import ArgumentParser
+
+/// The `callalert` command: the runtime for CallAlert call-alert boards.
+@main
+struct CallAlertCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "callalert",
+    abstract: "Ring, vibrate and blink a CallAlert USB board for incoming calls.",
+    version: "0.1.0",
+    subcommands: []
+  )
+}
