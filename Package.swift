@@ -9,33 +9,63 @@ let strictSettings: [SwiftSetting] = [
 
 let package = Package(
   name: "CallAlert",
-  platforms: [.macOS(.v14)],
+  platforms: [.macOS(.v15)],
   products: [
     .executable(name: "callalert", targets: ["callalert"]),
+    .executable(name: "callalert-fuzz-decoder", targets: ["callalert-fuzz-decoder"]),
     .library(name: "CallAlertProtocol", targets: ["CallAlertProtocol"]),
+    .library(name: "CallAlertBoardCore", targets: ["CallAlertBoardCore"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
     .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
   ],
   targets: [
-    // Portable: standard library only, also compiled as Embedded Swift (make firmware-check).
+    // Portable (standard library only; also compiled as Embedded Swift by `make firmware-check`).
     .target(name: "CallAlertProtocol", swiftSettings: strictSettings),
+    .target(name: "CallAlertBoardCore", dependencies: ["CallAlertProtocol"], swiftSettings: strictSettings),
+
+    // Host: the board core on virtual hardware, and simulated wires.
+    .target(
+      name: "CallAlertVirtualBoard", dependencies: ["CallAlertBoardCore", "CallAlertProtocol", "CallAlertSerial"],
+      swiftSettings: strictSettings),
+
+    // Host: the serial ports (libserialport, pseudo-terminals) behind one descriptor-level I/O path.
+    .systemLibrary(
+      name: "CSerialPort", pkgConfig: "libserialport",
+      providers: [.apt(["libserialport-dev"]), .brew(["libserialport"])]),
+    .target(name: "CallAlertSerial", dependencies: ["CSerialPort"], swiftSettings: strictSettings),
+
+    // Executables.
     .executableTarget(
       name: "callalert",
       dependencies: [
-        "CallAlertProtocol",
+        "CallAlertProtocol", "CallAlertBoardCore", "CallAlertSerial", "CallAlertVirtualBoard",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       path: "Tools/callalert",
       swiftSettings: strictSettings
     ),
+    .executableTarget(
+      name: "callalert-fuzz-decoder", dependencies: ["CallAlertProtocol"], path: "Tools/fuzz-decoder"),
+
+    // Tests.
     .testTarget(
       name: "CallAlertProtocolTests",
       dependencies: [
         "CallAlertProtocol",
         .product(name: "PropertyBased", package: "swift-property-based"),
       ],
+      swiftSettings: strictSettings
+    ),
+    .testTarget(
+      name: "CallAlertBoardCoreTests",
+      dependencies: ["CallAlertBoardCore", "CallAlertProtocol"],
+      swiftSettings: strictSettings
+    ),
+    .testTarget(
+      name: "CallAlertSerialTests",
+      dependencies: ["CallAlertSerial"],
       swiftSettings: strictSettings
     ),
   ],

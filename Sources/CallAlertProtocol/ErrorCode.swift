@@ -24,7 +24,8 @@ public enum ErrorCode: UInt8, CaseIterable, Sendable {
   case noTransfer = 0x20
   /// TABLE_BEGIN's size exceeds the board's table capacity. Detail: the capacity.
   case tooLarge = 0x21
-  /// TABLE_DATA lies outside the announced size. Detail: the announced size.
+  /// TABLE_DATA starts beyond the bytes received so far, or ends beyond the announced size. Detail: the
+  /// offset the board expects next (bytes received contiguously from 0).
   case badOffset = 0x22
   /// TABLE_COMMIT before every byte arrived. Detail: the first missing offset.
   case incomplete = 0x23

@@ -1,0 +1,47 @@
+# CallAlert: the two commands a new machine needs are `make demo` and `make test`.
+SWIFT ?= swift
+SWIFT_FORMAT ?= swift-format
+FUZZ_SECONDS ?= 60
+
+.PHONY: all deps build test demo bench soak fuzz firmware-check firmware format lint clean
+
+all: build
+
+## deps: install what is missing (apt-get when root; otherwise print the exact command)
+deps:
+	@Tools/scripts/install-deps.sh
+
+## build: debug build of every target
+build: deps
+	$(SWIFT) build
+
+## test: install what is missing, build, run every test, and compile the portable core as Embedded Swift
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+	@Tools/scripts/firmware-check.sh
+
+## demo: the main job (a virtual board in-process when no hardware is plugged in)
+demo: deps
+	$(SWIFT) run callalert demo
+
+## bench: measure speed and memory; prints a table and writes bench-results.json (never fails on timing)
+bench: deps
+	$(SWIFT) run -c release callalert bench --json bench-results.json
+
+## fuzz: libFuzzer over the stream decoder for FUZZ_SECONDS (default 60)
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) Tools/scripts/fuzz.sh
+
+## firmware-check: compile the codec and the board core as Embedded Swift for armv7em (-Werror EmbeddedRestrictions)
+firmware-check:
+	@Tools/scripts/firmware-check.sh
+
+format:
+	$(SWIFT_FORMAT) format --configuration .swift-format --in-place --recursive Sources Tests Tools Package.swift
+
+lint:
+	$(SWIFT_FORMAT) lint --configuration .swift-format --strict --recursive Sources Tests Tools Package.swift
+
+clean:
+	rm -rf .build .build-* fuzz-artifacts bench-results.json

@@ -1,0 +1,79 @@
+import CallAlertProtocol
+
+/// A board's actuator history: the board's millisecond clock and every actuator's state at each change.
+public struct ActuatorTimeline: Equatable, Sendable {
+  /// One change.
+  public struct Entry: Equatable, Sendable {
+    /// The board's clock, in ms since boot of the first core.
+    public var ms: UInt64
+    /// The state from then on.
+    public var state: ActuatorState
+
+    /// Creates an entry.
+    public init(ms: UInt64, state: ActuatorState) {
+      self.ms = ms
+      self.state = state
+    }
+
+    /// The entry as one JSON object on a line, e.g.
+    /// `{"t_ms": 1200, "buzzer_hz": 2700, "buzzer_volume": 200, "motor": [180], "led": 1}`.
+    public var jsonLine: String {
+      let motors = state.motors.map(String.init).joined(separator: ", ")
+      return
+        "{\"t_ms\": \(ms), \"buzzer_hz\": \(state.buzzerHz), \"buzzer_volume\": \(state.buzzerVolume), "
+        + "\"motor\": [\(motors)], \"led\": \(state.leds)}"
+    }
+  }
+
+  /// The changes, in time order.
+  public private(set) var entries: [Entry] = []
+
+  /// Creates an empty timeline.
+  public init() {}
+
+  /// Records `state` at `ms` unless it equals the last recorded state.
+  public mutating func record(_ state: ActuatorState, at ms: UInt64) {
+    if let last = entries.last, last.state == state { return }
+    if let last = entries.last, last.ms == ms {
+      entries[entries.count - 1].state = state
+      if entries.count >= 2, entries[entries.count - 2].state == state { entries.removeLast() }
+      return
+    }
+    entries.append(Entry(ms: ms, state: state))
+  }
+
+  /// The state in force at `ms` (nil before the first entry).
+  public func state(at ms: UInt64) -> ActuatorState? {
+    var current: ActuatorState? = nil
+    for entry in entries {
+      if entry.ms > ms { break }
+      current = entry.state
+    }
+    return current
+  }
+
+  /// The first time at or after `from` when the board alerts (buzzer sounding or a motor running).
+  public func firstAlert(from: UInt64 = 0) -> UInt64? {
+    entries.first { $0.ms >= from && $0.state.isAlerting }?.ms
+  }
+
+  /// The first time at or after `from` when nothing alerts any more.
+  public func firstSilence(from: UInt64 = 0) -> UInt64? {
+    entries.first { $0.ms >= from && !$0.state.isAlerting }?.ms
+  }
+
+  /// The times at which alerting started or stopped, as (start, end) spans; an open span ends at nil.
+  public var alertSpans: [(start: UInt64, end: UInt64?)] {
+    var spans: [(start: UInt64, end: UInt64?)] = []
+    var start: UInt64? = nil
+    for entry in entries {
+      if entry.state.isAlerting, start == nil { start = entry.ms }
+      if !entry.state.isAlerting, let begun = start {
+        spans.append((begun, entry.ms))
+        start = nil
+      }
+    }
+    if let start { spans.append((start, nil)) }
+    return spans
+  }
+}

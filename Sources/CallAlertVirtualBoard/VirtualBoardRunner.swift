@@ -1,0 +1,110 @@
+import CallAlertProtocol
+import CallAlertSerial
+
+/// Runs a ``VirtualBoard`` in real time over a byte transport (a pseudo-terminal's master side, or an
+/// in-memory pair): bytes from the host are fed as they arrive, and the board is woken exactly at its
+/// next scheduled change. Nothing polls: an idle board with nothing playing sleeps until bytes arrive.
+public actor VirtualBoardRunner<C: Clock> where C.Duration == Duration {
+  /// The board.
+  public let board: VirtualBoard
+  private let transport: any ByteTransport
+  private let clock: C
+  private let start: C.Instant
+  private let outgoing: AsyncStream<[UInt8]>.Continuation
+  private let outgoingStream: AsyncStream<[UInt8]>
+  private var timer: Task<Void, Never>?
+  private var writer: Task<Void, Never>?
+
+  /// Creates a runner; the board's clock reads 0 now.
+  public init(board: sending VirtualBoard, transport: any ByteTransport, clock: C) {
+    self.board = board
+    self.transport = transport
+    self.clock = clock
+    start = clock.now
+    (outgoingStream, outgoing) = AsyncStream.makeStream(of: [UInt8].self)
+  }
+
+  /// The board's clock: milliseconds since the runner was made.
+  public var nowMs: UInt64 {
+    let elapsed = start.duration(to: clock.now)
+    let (seconds, attoseconds) = elapsed.components
+    return UInt64(max(0, seconds)) * 1_000 + UInt64(max(0, attoseconds)) / 1_000_000_000_000_000
+  }
+
+  /// Runs until the transport ends (the host closed it, or ``stop()``); returns normally then.
+  /// Throws what the transport threw, other than a hang-up.
+  public func run() async throws {
+    let transport = self.transport
+    let stream = outgoingStream
+    writer = Task {
+      for await chunk in stream {
+        do { try await transport.write(chunk) } catch { break }
+      }
+    }
+    flush()
+    reschedule()
+    defer { shutDown() }
+    do {
+      for try await chunk in transport.incoming {
+        board.receive(chunk, nowMs: nowMs)
+        flush()
+        reschedule()
+      }
+    } catch let error as SerialPortError where error.code == .disconnected {
+      return
+    }
+  }
+
+  /// Presses or releases the board's button now.
+  public func setButton(_ index: Int = 0, down: Bool) {
+    board.setButton(index, down: down, nowMs: nowMs)
+    flush()
+    reschedule()
+  }
+
+  /// Reboots the board now (a watchdog reset), as if its firmware restarted.
+  public func reboot() {
+    board.reboot(nowMs: nowMs)
+    flush()
+    reschedule()
+  }
+
+  /// Stops the runner: closes the transport, which ends ``run()``.
+  public func stop() {
+    transport.close()
+  }
+
+  /// Runs `body` with the board, on the runner's executor (to read the timeline or the actuators).
+  public func withBoard<T: Sendable>(_ body: (VirtualBoard) -> T) -> T { body(board) }
+
+  private func tick() {
+    board.tick(nowMs: nowMs)
+    flush()
+    reschedule()
+  }
+
+  private func flush() {
+    let out = board.takeOutput()
+    if !out.isEmpty { outgoing.yield(out) }
+  }
+
+  private func reschedule() {
+    timer?.cancel()
+    timer = nil
+    guard let wake = board.nextWakeMs else { return }
+    let deadline = start.advanced(by: .milliseconds(Int64(clamping: wake)))
+    let clock = self.clock
+    timer = Task { [weak self] in
+      do { try await clock.sleep(until: deadline, tolerance: nil) } catch { return }
+      await self?.tick()
+    }
+  }
+
+  private func shutDown() {
+    timer?.cancel()
+    timer = nil
+    outgoing.finish()
+    writer?.cancel()
+    transport.close()
+  }
+}

@@ -1,0 +1,11 @@
+import ArgumentParser
+
+extension CallAlertCommand {
+  /// `callalert board …`: talk to one board, or run a virtual one.
+  struct Board: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Run a virtual board, or talk to one board directly.",
+      subcommands: [Simulate.self]
+    )
+  }
+}

@@ -1,0 +1,55 @@
+import CallAlertProtocol
+import CallAlertVirtualBoard
+import Foundation
+
+/// Shows a board's actuators as one live status line on a terminal (a line per change otherwise) and
+/// appends each change to a JSON-lines timeline file.
+final class StatusDisplay: @unchecked Sendable {
+  private let timelinePath: String?
+  private var timelineFile: FileHandle?
+  private let isTerminal = isatty(STDERR_FILENO) == 1
+  private let lock = NSLock()
+
+  init(timelinePath: String?) {
+    self.timelinePath = timelinePath
+  }
+
+  /// Creates (truncates) the timeline file.
+  func open() throws {
+    guard let timelinePath else { return }
+    guard FileManager.default.createFile(atPath: timelinePath, contents: nil) else {
+      throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: timelinePath])
+    }
+    timelineFile = FileHandle(forWritingAtPath: timelinePath)
+  }
+
+  /// Shows one change.
+  func show(_ entry: ActuatorTimeline.Entry) {
+    lock.lock()
+    defer { lock.unlock() }
+    timelineFile?.write(Data((entry.jsonLine + "\n").utf8))
+    let line = StatusDisplay.describe(entry)
+    let text = isTerminal ? "\r\u{1B}[2K" + line : line + "\n"
+    FileHandle.standardError.write(Data(text.utf8))
+  }
+
+  /// Ends the status line and closes the timeline.
+  func close() {
+    lock.lock()
+    defer { lock.unlock() }
+    if isTerminal { FileHandle.standardError.write(Data("\n".utf8)) }
+    try? timelineFile?.close()
+    timelineFile = nil
+  }
+
+  /// A readable account of a state, e.g. `  12.345 s  buzzer 2700 Hz vol 200  motor 180  led 1`.
+  static func describe(_ entry: ActuatorTimeline.Entry) -> String {
+    let state = entry.state
+    let seconds = String(format: "%9.3f s", Double(entry.ms) / 1000)
+    let buzzer = state.buzzerHz == 0 || state.buzzerVolume == 0
+      ? "buzzer  off          " : String(format: "buzzer %5d Hz vol %3d", state.buzzerHz, state.buzzerVolume)
+    let motors = state.motors.map { $0 == 0 ? "  -" : String(format: "%3d", $0) }.joined(separator: " ")
+    let leds = (0..<8).filter { state.leds & (1 << $0) != 0 }.map(String.init).joined(separator: ",")
+    return "\(seconds)  \(buzzer)  motor \(motors)  led \(leds.isEmpty ? "-" : leds)"
+  }
+}
