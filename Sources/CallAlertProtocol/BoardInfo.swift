@@ -1,6 +1,6 @@
 /// What a board has: its channels, ranges and limits. Part of ``BoardInfo``.
 ///
-/// Layout, 26 bytes: buzzer_channels u8, buzzer_min_hz u16, buzzer_max_hz u16, motor_channels u8,
+/// Layout, 25 bytes: buzzer_channels u8, buzzer_min_hz u16, buzzer_max_hz u16, motor_channels u8,
 /// leds u8, buttons u8, pattern_slots u8, max_steps u16, max_payload u16, window u8, table_capacity u32,
 /// motor_max_on_ms u16, motor_duty_window_ms u16, motor_max_duty_percent u8, lease_ms u16.
 public struct Capabilities: Equatable, Sendable {
@@ -124,7 +124,7 @@ public struct TableSummary: Equatable, Sendable {
 ///
 /// Layout: min_version u8, max_version u8, version u8 (the session's, 0 before HELLO), firmware
 /// major u8, minor u8, patch u8, boot_nonce u32, serial_length u8 (0-32), serial (printable ASCII),
-/// ``Capabilities`` (26 bytes), ``TableSummary`` (12 bytes).
+/// ``Capabilities`` (25 bytes), ``TableSummary`` (12 bytes).
 public struct BoardInfo: Equatable, Sendable {
   /// The longest serial number.
   public static let maxSerialLength = 32

@@ -2,8 +2,8 @@
 ///
 /// Parameters (reveng catalogue "CRC-32/ISCSI"): width 32, polynomial 0x1EDC6F41 (reflected 0x82F63B78),
 /// init 0xFFFFFFFF, reflected input and output, final XOR 0xFFFFFFFF, check value 0xE3069283 for the
-/// ASCII bytes "123456789". Chosen over CRC-32/ISO-HDLC for its Hamming distance of 6 up to 5 243 bits,
-/// which covers every frame this protocol allows.
+/// ASCII bytes "123456789". Chosen over CRC-32/ISO-HDLC for its Hamming distance: 6 up to 5 243 bits
+/// (frames with payloads up to 644 bytes), and at least 4 for the largest frames.
 public struct CRC32C: Sendable {
   /// The running register, before the final XOR.
   private var register: UInt32 = 0xFFFF_FFFF

@@ -12,7 +12,8 @@ public enum Command: Equatable, Sendable {
   case play(PlayRequest)
   /// Stops a token, or everything with ``Command/stopAll``; answered with ``Reply/stopped(count:)``.
   case stop(token: UInt32)
-  /// Renews the lease and sets its length (100-10 000 ms); answered with ``Reply/ok``.
+  /// Renews the lease and sets its length (100-10 000 ms; outside that range the payload is refused with
+  /// bad_payload); answered with ``Reply/ok``.
   case lease(ms: UInt16)
   /// Answered with ``Reply/ok``.
   case setIndicator(IndicatorSetting)

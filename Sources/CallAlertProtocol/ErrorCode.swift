@@ -6,7 +6,7 @@ public enum ErrorCode: UInt8, CaseIterable, Sendable {
   case badPayload = 0x02
   /// HELLO's version range does not meet the board's. Detail: board min | max << 8.
   case unsupportedVersion = 0x03
-  /// A command other than HELLO, PING or GET_INFO before a session exists. Detail: 0.
+  /// Any command other than HELLO before a HELLO opened a session since boot. Detail: 0.
   case noSession = 0x04
   /// The frame's nonce is not the board's current boot nonce (the board rebooted). Detail: 0.
   case staleNonce = 0x05

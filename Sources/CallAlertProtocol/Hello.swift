@@ -37,7 +37,8 @@ public struct Hello: Equatable, Sendable {
   static func decode(_ reader: inout ByteReader) throws(PayloadError) -> Hello {
     let minVersion = try reader.u8("min_version")
     let maxVersion = try reader.u8("max_version")
-    guard minVersion <= maxVersion, minVersion > 0 else { throw reader.invalid("max_version", width: 1) }
+    guard minVersion > 0 else { throw PayloadError(.invalidValue, field: "min_version", offset: 0) }
+    guard minVersion <= maxVersion else { throw reader.invalid("max_version", width: 1) }
     let maxPayload = try reader.u16("max_payload")
     guard Int(maxPayload) >= Frame.minimumMaxPayload else { throw reader.invalid("max_payload", width: 2) }
     let window = try reader.u8("window")

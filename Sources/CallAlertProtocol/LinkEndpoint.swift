@@ -86,7 +86,8 @@ public struct LinkEndpoint: Sendable {
   /// Whether bytes are waiting to be written.
   public var hasOutput: Bool { !output.isEmpty }
 
-  /// Applies negotiated terms: window and payload limit for both halves.
+  /// Applies negotiated terms: the window, for both halves. (The decoder keeps the limit it was made
+  /// with; the peer's limit is for the application to respect when it builds payloads.)
   public mutating func apply(_ terms: SessionTerms) {
     sender.window = terms.window
     receiver.window = terms.window

@@ -47,7 +47,11 @@ public struct ReliableReceiver: Sendable {
 
   /// Records the answer to the frame just classified `.new` and moves on to the next sequence.
   /// Pass nil for answers not worth keeping (idempotent commands, event acknowledgements).
+  ///
+  /// Answers to anything else (a repeated idempotent command) change nothing: the expectation only moves
+  /// forward, so a re-executed duplicate can never make later commands count as new again.
   public mutating func record(sequence: UInt16, answer: Frame?) {
+    if let expected, sequence != expected { return }
     expected = sequence &+ 1
     answers.append((sequence, answer))
     if answers.count > window { answers.removeFirst(answers.count - window) }

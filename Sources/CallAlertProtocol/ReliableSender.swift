@@ -8,7 +8,6 @@ public struct ReliableSender: Sendable {
     var wire: [UInt8]
     var tries: Int
     var deadline: UInt64
-    var stamp: UInt64  // transmission order, to tell which answers predate a retransmission
   }
 
   /// What happened to a frame this sender had sent.
@@ -30,8 +29,10 @@ public struct ReliableSender: Sendable {
 
   private var inFlight: [Outstanding] = []
   private var queued: [Frame] = []
-  private var stamp: UInt64 = 0
   private var paused = false
+  /// The frame last resent because of a gap NAK. Every frame sent after a lost one draws a gap NAK
+  /// naming it; one resend answers them all, and its timeout covers the resend being lost too.
+  private var fastRetransmitted: UInt16?
 
   /// Creates a sender whose first frame gets `firstSequence`.
   public init(window: Int = 1, timing: LinkTiming = .standard, firstSequence: UInt16 = 0) {
@@ -73,16 +74,16 @@ public struct ReliableSender: Sendable {
     guard let index = inFlight.firstIndex(where: { $0.frame.sequence == response.sequence && $0.frame.type == response.type })
     else { return nil }
     if response.flags.contains(.nak), response.payload.first == ErrorCode.sequenceGap.rawValue {
-      // The peer dropped this frame because an earlier one went missing. Resend from the missing one,
-      // unless it was already resent after this frame went out (then the gap NAK is old news).
+      // The peer dropped this frame because an earlier one went missing: resend from the missing one,
+      // once; further gap NAKs naming it are echoes of the same loss.
       let missing = UInt16(truncatingIfNeeded: Nak.detailOf(response.payload))
-      if let first = inFlight.firstIndex(where: { $0.frame.sequence == missing }),
-        inFlight[first].stamp < inFlight[index].stamp
-      {
+      if missing != fastRetransmitted, let first = inFlight.firstIndex(where: { $0.frame.sequence == missing }) {
+        fastRetransmitted = missing
         retransmit(from: first, now: now, into: &out)
       }
       return nil
     }
+    if fastRetransmitted == response.sequence { fastRetransmitted = nil }
     inFlight.remove(at: index)
     fill(now: now, into: &out)
     return .answered(sequence: response.sequence, response: response)
@@ -97,6 +98,7 @@ public struct ReliableSender: Sendable {
       paused = true
       return inFlight.map { .failed(sequence: $0.frame.sequence, type: $0.frame.type) }
     }
+    fastRetransmitted = nil
     retransmit(from: overdue, now: now, into: &out)
     return []
   }
@@ -120,6 +122,7 @@ public struct ReliableSender: Sendable {
     inFlight.removeAll()
     queued.removeAll()
     paused = false
+    fastRetransmitted = nil
     nextSequence = firstSequence
     return dropped
   }
@@ -131,22 +134,19 @@ public struct ReliableSender: Sendable {
     while !paused, inFlight.count < window, !queued.isEmpty {
       let frame = queued.removeFirst()
       let wire = frame.encoded()
-      stamp += 1
       let ahead = inFlight.reduce(0) { $0 + $1.wire.count } + wire.count
       out.append(contentsOf: wire)
       inFlight.append(
-        Outstanding(frame: frame, wire: wire, tries: 1, deadline: now + timing.timeout(bytesAhead: ahead), stamp: stamp))
+        Outstanding(frame: frame, wire: wire, tries: 1, deadline: now + timing.timeout(bytesAhead: ahead)))
     }
   }
 
   private mutating func retransmit(from first: Int, now: UInt64, into out: inout [UInt8]) {
     var ahead = 0
     for index in first..<inFlight.count {
-      stamp += 1
       ahead += inFlight[index].wire.count
       out.append(contentsOf: inFlight[index].wire)
       inFlight[index].tries += 1
-      inFlight[index].stamp = stamp
       inFlight[index].deadline = now + timing.timeout(bytesAhead: ahead)
       retransmissions &+= 1
     }

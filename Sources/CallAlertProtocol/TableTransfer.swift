@@ -1,10 +1,11 @@
-/// TABLE_BEGIN's payload. Layout, 8 bytes: size u32, crc u32 (CRC-32C of all `size` bytes, i.e. the
-/// table including its own trailing CRC). Starts a transfer, discarding any unfinished one; the active
-/// table stays in use until COMMIT succeeds.
+/// TABLE_BEGIN's payload. Layout, 8 bytes: size u32, crc u32: the table's own CRC, i.e. its last 4 bytes,
+/// the CRC-32C of bytes 0 ..< size-4. (Not the CRC of all `size` bytes: a CRC over data followed by its
+/// own CRC is the same constant for every table, so it would identify nothing.) Starts a transfer,
+/// discarding any unfinished one; the active table stays in use until COMMIT succeeds.
 public struct TableBegin: Equatable, Sendable {
   /// The table's size.
   public var size: UInt32
-  /// CRC-32C over all `size` bytes.
+  /// The table's CRC: CRC-32C of bytes 0 ..< size-4, which is also the table's last 4 bytes.
   public var crc: UInt32
 
   /// Creates a begin.
