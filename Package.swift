@@ -19,6 +19,8 @@ let package = Package(
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
     .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
+    .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+    .package(url: "https://github.com/pointfreeco/swift-clocks.git", from: "1.1.1"),
   ],
   targets: [
     // Portable (standard library only; also compiled as Embedded Swift by `make firmware-check`).
@@ -30,11 +32,19 @@ let package = Package(
       name: "CallAlertVirtualBoard", dependencies: ["CallAlertBoardCore", "CallAlertProtocol", "CallAlertSerial"],
       swiftSettings: strictSettings),
 
+    // Host: pattern files (YAML), ring cadences, RTTTL, vibration waveforms; compiled to the table format.
+    .target(
+      name: "CallAlertPatterns", dependencies: ["CallAlertProtocol", .product(name: "Yams", package: "Yams")],
+      swiftSettings: strictSettings),
+
     // Host: the serial ports (libserialport, pseudo-terminals) behind one descriptor-level I/O path.
     .systemLibrary(
       name: "CSerialPort", pkgConfig: "libserialport",
       providers: [.apt(["libserialport-dev"]), .brew(["libserialport"])]),
     .target(name: "CallAlertSerial", dependencies: ["CSerialPort"], swiftSettings: strictSettings),
+
+    // Host: a connection to one board (handshake, commands, events, lease, reboot and unplug recovery).
+    .target(name: "CallAlertClient", dependencies: ["CallAlertProtocol", "CallAlertSerial"], swiftSettings: strictSettings),
 
     // Executables.
     .executableTarget(
@@ -61,6 +71,24 @@ let package = Package(
     .testTarget(
       name: "CallAlertBoardCoreTests",
       dependencies: ["CallAlertBoardCore", "CallAlertProtocol"],
+      swiftSettings: strictSettings
+    ),
+    .testTarget(
+      name: "CallAlertPatternsTests",
+      dependencies: ["CallAlertPatterns", "CallAlertProtocol"],
+      swiftSettings: strictSettings
+    ),
+    .testTarget(
+      name: "CallAlertVirtualBoardTests",
+      dependencies: ["CallAlertVirtualBoard", "CallAlertBoardCore", "CallAlertProtocol", "CallAlertSerial"],
+      swiftSettings: strictSettings
+    ),
+    .testTarget(
+      name: "CallAlertClientTests",
+      dependencies: [
+        "CallAlertClient", "CallAlertVirtualBoard", "CallAlertBoardCore", "CallAlertProtocol", "CallAlertSerial",
+        .product(name: "Clocks", package: "swift-clocks"),
+      ],
       swiftSettings: strictSettings
     ),
     .testTarget(

@@ -1,0 +1,370 @@
+import CallAlertProtocol
+import CallAlertSerial
+
+/// A connection to one board over any transport: the handshake, commands with retransmission and typed
+/// errors, the board's events, lease renewal while anything plays, and recovery when the board restarts
+/// or the cable is pulled and plugged in again.
+///
+/// The link itself is ``LinkEndpoint``'s pure state machine; this actor only moves bytes, keeps time and
+/// matches answers to callers. It wakes for bytes and for deadlines, never on a polling timer.
+public actor BoardClient<C: Clock> where C.Duration == Duration {
+  /// Events from the board and from the connection, in order.
+  public nonisolated let events: AsyncStream<BoardClientEvent>
+  /// The board's INFO from the current session; nil while not connected.
+  public private(set) var info: BoardInfo?
+  /// Tokens that play on the board as far as this client knows (for lease renewal).
+  public private(set) var playingTokens: Set<UInt32> = []
+
+  private let eventSink: AsyncStream<BoardClientEvent>.Continuation
+  private let clock: C
+  private let start: C.Instant
+  private let options: BoardClientOptions
+  private var endpoint: LinkEndpoint
+  private var transport: (any ByteTransport)?
+  private var generation = 0
+  private var writer: AsyncStream<[UInt8]>.Continuation?
+  private var reader: Task<Void, Never>?
+  private var timer: Task<Void, Never>?
+  private var leaseRenewal: Task<Void, Never>?
+  private var handshake: Task<Result<BoardInfo, BoardClientError>, Never>?
+  private var recovery: Task<Void, Never>?
+  private var waiting: [UInt16: CheckedContinuation<Result<Message, BoardClientError>, Never>] = [:]
+  private var needsHandshake = true
+  private var isClosed = false
+  /// The serial number of the board this client first connected to: a reconnect must find the same one.
+  private var boardSerial: [UInt8]?
+
+  /// Creates a client over `transport`; nothing is sent until ``connect()``.
+  public init(transport: any ByteTransport, clock: C, options: BoardClientOptions = BoardClientOptions()) {
+    self.clock = clock
+    self.options = options
+    start = clock.now
+    endpoint = LinkEndpoint(role: .host, timing: options.timing)
+    (events, eventSink) = AsyncStream.makeStream(of: BoardClientEvent.self)
+    self.transport = transport
+  }
+
+  /// The client's clock in milliseconds since it was made (the link's time base).
+  public var nowMs: UInt64 {
+    let (seconds, attoseconds) = start.duration(to: clock.now).components
+    return UInt64(max(0, seconds)) * 1_000 + UInt64(max(0, attoseconds)) / 1_000_000_000_000_000
+  }
+
+  /// Link statistics: retransmissions made and frames dropped by the decoder.
+  public var linkStatistics: (retransmissions: UInt32, decoder: DecoderCounters) {
+    (endpoint.sender.retransmissions, endpoint.decoder.counters)
+  }
+
+  // MARK: - Connecting
+
+  /// Opens the session: HELLO, version negotiation, and the lease length. Returns the board's INFO.
+  @discardableResult
+  public func connect() async throws(BoardClientError) -> BoardInfo {
+    guard !isClosed else { throw .closed }
+    if reader == nil, let transport { attach(transport) }
+    return try await ensureSession()
+  }
+
+  /// Closes the connection; waiting commands fail with ``BoardClientError/closed``.
+  public func close() {
+    guard !isClosed else { return }
+    isClosed = true
+    for task in [reader, timer, leaseRenewal, recovery] { task?.cancel() }
+    handshake?.cancel()
+    writer?.finish()
+    transport?.close()
+    transport = nil
+    failWaiting(.closed)
+    eventSink.yield(.closed)
+    eventSink.finish()
+  }
+
+  // MARK: - Commands
+
+  /// Sends a command and returns the board's reply; NAKs, timeouts and disconnects throw.
+  public func send(_ command: Command) async throws(BoardClientError) -> Reply {
+    _ = try await ensureSession()
+    let result = await exchange(command)
+    switch result {
+    case .success(.reply(_, let reply)):
+      track(command, reply)
+      return reply
+    case .success(.nak(let type, let nak)):
+      if nak.code == .noSession || nak.code == .staleNonce { throw .boardRestarted }
+      throw .nak(command: type, nak)
+    case .success: throw .unexpectedReply(command: command.type.rawValue)
+    case .failure(let error): throw error
+    }
+  }
+
+  /// GET_STATUS.
+  public func status() async throws(BoardClientError) -> BoardStatus {
+    guard case .status(let status) = try await send(.getStatus) else { throw .unexpectedReply(command: 0x04) }
+    return status
+  }
+
+  /// PLAY; returns the cap the board applies.
+  @discardableResult
+  public func play(_ request: PlayRequest) async throws(BoardClientError) -> UInt16 {
+    guard case .playing(let cap) = try await send(.play(request)) else { throw .unexpectedReply(command: 0x10) }
+    return cap
+  }
+
+  /// STOP one token, or everything with ``Command/stopAll``; returns how many plays stopped.
+  @discardableResult
+  public func stop(token: UInt32 = Command.stopAll) async throws(BoardClientError) -> Int {
+    guard case .stopped(let count) = try await send(.stop(token: token)) else { throw .unexpectedReply(command: 0x11) }
+    return Int(count)
+  }
+
+  // MARK: - Session
+
+  private func ensureSession() async throws(BoardClientError) -> BoardInfo {
+    if isClosed { throw .closed }
+    if let handshake { return try await handshake.value.get() }
+    if !needsHandshake, let info { return info }
+    guard transport != nil else { throw .disconnected(reason: "no transport") }
+    let task = Task { await self.performHandshake() }
+    handshake = task
+    let result = await task.value
+    handshake = nil
+    return try result.get()
+  }
+
+  private func performHandshake() async -> Result<BoardInfo, BoardClientError> {
+    let abandoned = endpoint.restart(nonce: 0, firstSequence: endpoint.sender.nextSequence)
+    for case .failed(let sequence, _) in abandoned { waiting.removeValue(forKey: sequence)?.resume(returning: .failure(.boardRestarted)) }
+    playingTokens.removeAll()
+    let hello = options.hello
+    switch await exchange(.hello(hello)) {
+    case .success(.reply(_, .info(let info))):
+      guard
+        let terms = SessionTerms.negotiate(
+          hostMin: hello.minVersion, hostMax: hello.maxVersion, hostMaxPayload: Int(hello.maxPayload),
+          hostWindow: Int(hello.window), boardMin: info.minVersion, boardMax: info.maxVersion,
+          boardMaxPayload: Int(info.capabilities.maxPayload), boardWindow: Int(info.capabilities.window))
+      else {
+        return .failure(.versionMismatch(boardMin: info.minVersion, boardMax: info.maxVersion, hostMin: hello.minVersion, hostMax: hello.maxVersion))
+      }
+      endpoint.apply(terms)
+      self.info = info
+      if boardSerial == nil { boardSerial = info.serial }
+      needsHandshake = false
+      if info.capabilities.leaseMs != options.leaseMs {
+        if case .failure(let error) = await exchange(.lease(ms: options.leaseMs)) { return .failure(error) }
+        self.info?.capabilities.leaseMs = options.leaseMs
+      }
+      return .success(self.info ?? info)
+    case .success(.nak(_, let nak)) where nak.code == .unsupportedVersion:
+      return .failure(
+        .versionMismatch(
+          boardMin: UInt8(truncatingIfNeeded: nak.detail), boardMax: UInt8(truncatingIfNeeded: nak.detail >> 8),
+          hostMin: hello.minVersion, hostMax: hello.maxVersion))
+    case .success(.nak(_, let nak)): return .failure(.nak(command: MessageType.hello.rawValue, nak))
+    case .success: return .failure(.unexpectedReply(command: MessageType.hello.rawValue))
+    case .failure(let error): return .failure(error)
+    }
+  }
+
+  /// Sends without waiting for a session (the handshake's own commands).
+  private func exchange(_ command: Command) async -> Result<Message, BoardClientError> {
+    guard !isClosed else { return .failure(.closed) }
+    guard transport != nil else { return .failure(.disconnected(reason: "no transport")) }
+    let sequence = endpoint.send(command: command, now: nowMs)
+    flush()
+    reschedule()
+    return await withCheckedContinuation { waiting[sequence] = $0 }
+  }
+
+  private func track(_ command: Command, _ reply: Reply) {
+    switch (command, reply) {
+    case (.play(let request), .playing):
+      playingTokens = [request.token]  // a PLAY supersedes whatever played
+      startLeaseRenewal()
+    case (.stop(let token), .stopped):
+      if token == Command.stopAll { playingTokens.removeAll() } else { playingTokens.remove(token) }
+    default: break
+    }
+  }
+
+  private func startLeaseRenewal() {
+    guard leaseRenewal == nil else { return }
+    let period = Duration.milliseconds(Int(options.leaseMs) / 3)
+    let clock = self.clock
+    leaseRenewal = Task { [weak self] in
+      while true {
+        do { try await clock.sleep(for: period, tolerance: nil) } catch { return }
+        guard let self, await self.renewLease() else { return }
+      }
+    }
+  }
+
+  /// Renews the lease once; false when nothing plays any more (the renewal task then ends).
+  private func renewLease() async -> Bool {
+    guard !playingTokens.isEmpty, !isClosed else {
+      leaseRenewal = nil
+      return false
+    }
+    _ = await exchange(.lease(ms: options.leaseMs))
+    return true
+  }
+
+  // MARK: - Bytes and time
+
+  private func attach(_ transport: any ByteTransport) {
+    generation += 1
+    let generation = self.generation
+    self.transport = transport
+    let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self)
+    writer?.finish()
+    writer = continuation
+    // One writer per transport keeps frames in the order the link produced them.
+    Task {
+      for await chunk in stream {
+        do { try await transport.write(chunk) } catch { break }
+      }
+    }
+    reader = Task { [weak self] in
+      do {
+        for try await chunk in transport.incoming {
+          guard let self else { return }
+          await self.received(chunk, generation: generation)
+        }
+        await self?.lost(generation: generation, reason: "the port was closed")
+      } catch {
+        await self?.lost(generation: generation, reason: "\(error)")
+      }
+    }
+  }
+
+  private func received(_ chunk: [UInt8], generation: Int) {
+    guard generation == self.generation else { return }
+    handle(endpoint.receive(chunk, now: nowMs))
+    flush()
+    reschedule()
+  }
+
+  private func handle(_ deliveries: [LinkEndpoint.Delivery]) {
+    for delivery in deliveries {
+      switch delivery {
+      case .answer(let sequence, let message):
+        waiting.removeValue(forKey: sequence)?.resume(returning: .success(message))
+      case .failed(let sequence, let type):
+        needsHandshake = true
+        waiting.removeValue(forKey: sequence)?.resume(returning: .failure(.timeout(command: type)))
+      case .event(_, let event):
+        if case .playEnded(let ended) = event { playingTokens.remove(ended.token) }
+        eventSink.yield(.event(event))
+      case .actuators(let trace):
+        eventSink.yield(.actuators(trace))
+      case .peerRestarted(let nonce):
+        if handshake == nil, let info, info.bootNonce != nonce { boardRestarted() }
+      case .command, .eventAcknowledged, .eventsStalled, .dropped, .unreadable:
+        break  // board-side deliveries, or line noise the counters already record
+      }
+    }
+  }
+
+  private func boardRestarted() {
+    needsHandshake = true
+    playingTokens.removeAll()
+    guard recovery == nil else { return }
+    recovery = Task { [weak self] in
+      guard let self else { return }
+      do throws(BoardClientError) {
+        let info = try await self.ensureSession()
+        await self.finishRecovery(.restarted(info))
+      } catch {
+        await self.finishRecovery(nil)
+      }
+    }
+  }
+
+  private func finishRecovery(_ event: BoardClientEvent?) {
+    recovery = nil
+    if let event { eventSink.yield(event) }
+  }
+
+  private func lost(generation: Int, reason: String) {
+    guard generation == self.generation, !isClosed else { return }
+    transport?.close()
+    transport = nil
+    writer?.finish()
+    writer = nil
+    timer?.cancel()
+    needsHandshake = true
+    playingTokens.removeAll()
+    info = nil
+    failWaiting(.disconnected(reason: reason))
+    eventSink.yield(.disconnected(reason: reason))
+    if let reconnect = options.reconnect { startReconnecting(reconnect) }
+  }
+
+  private func startReconnecting(_ policy: BoardClientOptions.Reconnect) {
+    let clock = self.clock
+    let began = clock.now
+    recovery = Task { [weak self] in
+      var delay = policy.initialDelay
+      while !Task.isCancelled {
+        do { try await clock.sleep(for: delay, tolerance: nil) } catch { return }
+        guard let self else { return }
+        if let limit = policy.giveUpAfter, began.duration(to: clock.now) > limit {
+          await self.close()
+          return
+        }
+        if let transport = try? await policy.open(), await self.reattach(transport) { return }
+        delay = min(delay * 2, policy.maxDelay)
+      }
+    }
+  }
+
+  /// Tries a reopened transport: true when the same board answered and the session is open again.
+  private func reattach(_ transport: any ByteTransport) async -> Bool {
+    attach(transport)
+    do throws(BoardClientError) {
+      let info = try await ensureSession()
+      if let boardSerial, info.serial != boardSerial {
+        throw .wrongBoard(expected: String(decoding: boardSerial, as: UTF8.self), found: String(decoding: info.serial, as: UTF8.self))
+      }
+      let status = try await self.status()
+      recovery = nil
+      eventSink.yield(.reconnected(info, status))
+      return true
+    } catch {
+      generation += 1  // the reader of this transport no longer counts
+      transport.close()
+      self.transport = nil
+      return false
+    }
+  }
+
+
+  private func failWaiting(_ error: BoardClientError) {
+    let pending = waiting
+    waiting.removeAll()
+    for continuation in pending.values { continuation.resume(returning: .failure(error)) }
+  }
+
+  private func flush() {
+    let out = endpoint.takeOutput()
+    if !out.isEmpty { writer?.yield(out) }
+  }
+
+  private func reschedule() {
+    timer?.cancel()
+    timer = nil
+    guard let deadline = endpoint.nextDeadline else { return }
+    let at = start.advanced(by: .milliseconds(Int64(clamping: deadline)))
+    let clock = self.clock
+    timer = Task { [weak self] in
+      do { try await clock.sleep(until: at, tolerance: nil) } catch { return }
+      await self?.pollDeadlines()
+    }
+  }
+
+  private func pollDeadlines() {
+    handle(endpoint.poll(now: nowMs))
+    flush()
+    reschedule()
+  }
+}

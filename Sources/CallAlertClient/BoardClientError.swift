@@ -1,0 +1,67 @@
+import CallAlertProtocol
+
+/// Why a command to a board did not succeed.
+public enum BoardClientError: Error, Equatable, Sendable, CustomStringConvertible {
+  /// No answer through every retransmission (the board is gone, or the line is too noisy).
+  case timeout(command: UInt8)
+  /// The board refused the command.
+  case nak(command: UInt8, Nak)
+  /// The transport ended (unplugged, or the far end closed).
+  case disconnected(reason: String)
+  /// The board and this host share no protocol version.
+  case versionMismatch(boardMin: UInt8, boardMax: UInt8, hostMin: UInt8, hostMax: UInt8)
+  /// The board restarted while the command was in flight; it did not act on it.
+  case boardRestarted
+  /// The board answered with something the command cannot be answered with.
+  case unexpectedReply(command: UInt8)
+  /// A different board answered than the one this client was connected to.
+  case wrongBoard(expected: String, found: String)
+  /// The client was closed.
+  case closed
+
+  /// A message a person can act on.
+  public var description: String {
+    switch self {
+    case .timeout(let command): "\(MessageType.name(command)) got no answer from the board after every retry"
+    case .nak(let command, let nak):
+      "the board refused \(MessageType.name(command)): \(nak.code.map { "\($0)" } ?? "code \(nak.rawCode)") (detail \(nak.detail))"
+    case .disconnected(let reason): "the board is disconnected: \(reason)"
+    case .versionMismatch(let boardMin, let boardMax, let hostMin, let hostMax):
+      "protocol version mismatch: the board speaks \(boardMin)-\(boardMax), this host \(hostMin)-\(hostMax); update the firmware or the host"
+    case .boardRestarted: "the board restarted before answering"
+    case .unexpectedReply(let command): "the board answered \(MessageType.name(command)) with an unexpected reply"
+    case .wrongBoard(let expected, let found): "expected board \(expected), found \(found)"
+    case .closed: "the board connection was closed"
+    }
+  }
+}
+
+extension MessageType {
+  /// The spec's name for a type byte, e.g. "PLAY", or "type 0x7e" for an unknown one.
+  public static func name(_ raw: UInt8) -> String {
+    guard let type = MessageType(rawValue: raw) else {
+      return "type 0x" + String(raw, radix: 16)
+    }
+    return switch type {
+    case .hello: "HELLO"
+    case .ping: "PING"
+    case .getInfo: "GET_INFO"
+    case .getStatus: "GET_STATUS"
+    case .play: "PLAY"
+    case .stop: "STOP"
+    case .lease: "LEASE"
+    case .setIndicator: "SET_INDICATOR"
+    case .tableBegin: "TABLE_BEGIN"
+    case .tableData: "TABLE_DATA"
+    case .tableCommit: "TABLE_COMMIT"
+    case .tableAbort: "TABLE_ABORT"
+    case .tableRead: "TABLE_READ"
+    case .reset: "RESET"
+    case .boot: "BOOT"
+    case .button: "BUTTON"
+    case .playEnded: "PLAY_ENDED"
+    case .fault: "FAULT"
+    case .actuators: "ACTUATORS"
+    }
+  }
+}

@@ -1,0 +1,48 @@
+import CallAlertProtocol
+import CallAlertSerial
+
+/// How a ``BoardClient`` talks to its board.
+public struct BoardClientOptions: Sendable {
+  /// What the client offers in HELLO (versions, payload, window, tracing).
+  public var hello: Hello
+  /// Retransmission rules (v1's defaults: 100 ms plus line time, 5 transmissions).
+  public var timing: LinkTiming
+  /// The lease the client asks for; it renews the lease at a third of this while something plays.
+  public var leaseMs: UInt16
+  /// How to open the board again after a disconnect; nil leaves the client disconnected.
+  public var reconnect: Reconnect?
+
+  /// Reopening a board that went away: the opener is called with growing pauses until it succeeds and the
+  /// board that answers has the same serial number.
+  public struct Reconnect: Sendable {
+    /// Opens a fresh transport to the board (e.g. finds the port with its serial number and opens it).
+    public var open: @Sendable () async throws -> any ByteTransport
+    /// The first pause.
+    public var initialDelay: Duration
+    /// The longest pause.
+    public var maxDelay: Duration
+    /// Give up after this long without success; nil tries forever.
+    public var giveUpAfter: Duration?
+
+    /// Creates a policy.
+    public init(
+      initialDelay: Duration = .milliseconds(100), maxDelay: Duration = .seconds(5), giveUpAfter: Duration? = nil,
+      open: @escaping @Sendable () async throws -> any ByteTransport
+    ) {
+      self.open = open
+      self.initialDelay = initialDelay
+      self.maxDelay = maxDelay
+      self.giveUpAfter = giveUpAfter
+    }
+  }
+
+  /// Creates options.
+  public init(
+    hello: Hello = Hello(window: 8), timing: LinkTiming = .standard, leaseMs: UInt16 = 3_000, reconnect: Reconnect? = nil
+  ) {
+    self.hello = hello
+    self.timing = timing
+    self.leaseMs = leaseMs
+    self.reconnect = reconnect
+  }
+}

@@ -1,0 +1,94 @@
+import CallAlertBoardCore
+import CallAlertClient
+import CallAlertProtocol
+import CallAlertSerial
+import CallAlertVirtualBoard
+import Testing
+
+@Suite("Board client against the virtual board")
+struct BoardClientTests {
+  @Test func handshakeNegotiatesAndSetsTheLease() async throws {
+    let rig = LoopbackRig(options: BoardClientOptions(leaseMs: 2_000))
+    let info = try await rig.client.connect()
+    #expect(info.serial == Array("VB-0001".utf8))
+    #expect(info.capabilities.leaseMs == 2_000)
+    let status = try await rig.client.status()
+    #expect(status.token == 0)
+    await rig.shutDown()
+  }
+
+  @Test func everyCommandIsAnsweredAndNaksAreTyped() async throws {
+    let rig = LoopbackRig()
+    try await rig.client.connect()
+    #expect(try await rig.client.send(.ping([1, 0, 2])) == .pong([1, 0, 2]))
+    #expect(try await rig.client.send(.getInfo) != .ok)
+    #expect(try await rig.client.play(PlayRequest(token: 5, capMs: 40_000, source: .inline(shortBeep))) == 30_000)
+    #expect(await rig.client.playingTokens == [5])
+    #expect(try await rig.client.stop(token: 5) == 1)
+    #expect(try await rig.client.stop(token: 5) == 0)
+    #expect(try await rig.client.send(.setIndicator(IndicatorSetting(mode: .blink, onMs: 100, offMs: 900))) == .ok)
+    #expect(try await rig.client.send(.lease(ms: 1_000)) == .ok)
+    await #expect(throws: BoardClientError.nak(command: MessageType.play.rawValue, Nak(.badSlot, detail: 3))) {
+      try await rig.client.play(PlayRequest(token: 6, capMs: 0, source: .slot(3)))
+    }
+    await #expect(throws: BoardClientError.nak(command: MessageType.play.rawValue, Nak(.badToken))) {
+      try await rig.client.play(PlayRequest(token: 0, capMs: 0, source: .inline(shortBeep)))
+    }
+    await #expect(throws: BoardClientError.nak(command: MessageType.tableData.rawValue, Nak(.noTransfer))) {
+      try await rig.client.send(.tableData(offset: 0, bytes: [1]))
+    }
+    await rig.shutDown()
+  }
+
+  @Test func boardEventsArriveAndEndThePlay() async throws {
+    let rig = LoopbackRig()
+    try await rig.client.connect()
+    try await rig.client.play(PlayRequest(token: 7, capMs: 0, source: .inline(shortBeep)))
+    let ended = await firstEvent(rig.client.events) { if case .event(.playEnded) = $0 { true } else { false } }
+    #expect(ended == .event(.playEnded(PlayEndedEvent(token: 7, reason: .completed, playedMs: 40))))
+    #expect(await rig.client.playingTokens.isEmpty)
+    await rig.shutDown()
+  }
+
+  @Test func aVersionMismatchIsReportedWithBothRanges() async throws {
+    let rig = LoopbackRig(options: BoardClientOptions(hello: Hello(minVersion: 2, maxVersion: 3)))
+    await #expect(throws: BoardClientError.versionMismatch(boardMin: 1, boardMax: 1, hostMin: 2, hostMax: 3)) {
+      try await rig.client.connect()
+    }
+    await rig.shutDown()
+  }
+
+  @Test(arguments: [UInt64(11), 12, 13])
+  func garbledAndDroppedBytesAreRecoveredByRetransmission(seed: UInt64) async throws {
+    // 0.1 % of bytes each dropped, corrupted or duplicated: about one frame in four or five is damaged.
+    // Ten tries make a give-up (p about 1e-6 per command) a real failure, not bad luck.
+    let faults = FaultProfile(dropRate: 0.001, corruptRate: 0.001, duplicateRate: 0.001)
+    let rig = LoopbackRig(options: BoardClientOptions(timing: LinkTiming(maxTries: 10)), shaped: faults, seed: seed)
+    try await rig.client.connect()
+    for index in 0..<30 {
+      let payload = (0..<32).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ index) }
+      #expect(try await rig.client.send(.ping(payload)) == .pong(payload))
+    }
+    let stats = await rig.client.linkStatistics
+    #expect(stats.retransmissions > 0)
+    await rig.shutDown()
+  }
+
+  @Test func aBoardRebootMidConversationIsNoticedAndTheSessionReopened() async throws {
+    let rig = LoopbackRig()
+    let before = try await rig.client.connect()
+    try await rig.client.play(PlayRequest(token: 8, capMs: 0, source: .inline(Pattern(steps: shortBeep.steps, repeatCount: 255))))
+    await rig.runner.reboot()
+    let restarted = await firstEvent(rig.client.events) { if case .restarted = $0 { true } else { false } }
+    guard case .restarted(let after)? = restarted else {
+      Issue.record("no restart reported")
+      return
+    }
+    #expect(after.bootNonce != before.bootNonce)
+    #expect(await rig.client.playingTokens.isEmpty)
+    // The new session works.
+    #expect(try await rig.client.send(.ping([9])) == .pong([9]))
+    #expect(await rig.runner.withBoard { $0.bootCount } == 2)
+    await rig.shutDown()
+  }
+}
