@@ -50,7 +50,7 @@ let package = Package(
     .executableTarget(
       name: "callalert",
       dependencies: [
-        "CallAlertProtocol", "CallAlertBoardCore", "CallAlertSerial", "CallAlertVirtualBoard",
+        "CallAlertProtocol", "CallAlertBoardCore", "CallAlertSerial", "CallAlertVirtualBoard", "CallAlertClient",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       path: "Tools/callalert",

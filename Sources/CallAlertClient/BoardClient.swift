@@ -39,7 +39,9 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
     self.clock = clock
     self.options = options
     start = clock.now
-    endpoint = LinkEndpoint(role: .host, timing: options.timing)
+    // A random first sequence: a board that still remembers the previous host's HELLO must not take this
+    // client's HELLO for a retransmission of it.
+    endpoint = LinkEndpoint(role: .host, timing: options.timing, firstSequence: UInt16.random(in: 0...UInt16.max))
     (events, eventSink) = AsyncStream.makeStream(of: BoardClientEvent.self)
     self.transport = transport
   }

@@ -55,7 +55,10 @@ public struct LinkEndpoint: Sendable {
   /// Unreliable notifications sent, used as their sequence.
   private var notificationCount: UInt16 = 0
   private var output: [UInt8] = []
-  private var lastHello: (sequence: UInt16, answer: Frame)? = nil
+  /// The last HELLO answered, so that a retransmitted HELLO (same sequence and bytes) gets the same INFO
+  /// without resetting anything, while a new host's HELLO that happens to reuse the sequence is new.
+  private var lastHello: (sequence: UInt16, payload: [UInt8], answer: Frame)? = nil
+  private var helloBeingAnswered: [UInt8] = []
 
   /// Creates an endpoint.
   ///
@@ -117,7 +120,7 @@ public struct LinkEndpoint: Sendable {
     let frame = message.frame(sequence: sequence, nonce: nonce)
     frame.appendEncoded(to: &output)
     if type == MessageType.hello.rawValue {
-      if case .reply = message { lastHello = (sequence, frame) }
+      if case .reply = message { lastHello = (sequence, helloBeingAnswered, frame) }
       receiver.reset()
       receiver.record(sequence: sequence, answer: nil)
       return
@@ -228,11 +231,14 @@ public struct LinkEndpoint: Sendable {
 
   private mutating func boardReceiveCommand(_ frame: Frame, now: UInt64, into deliveries: inout [Delivery]) {
     if frame.type == MessageType.hello.rawValue {
-      if let last = lastHello, last.sequence == frame.sequence, receiver.expected == frame.sequence &+ 1 {
+      if let last = lastHello, last.sequence == frame.sequence, last.payload == frame.payload,
+        receiver.expected == frame.sequence &+ 1
+      {
         receiver.countDuplicate()
         last.answer.appendEncoded(to: &output)
         return
       }
+      helloBeingAnswered = frame.payload
       decodeAndDeliver(frame, into: &deliveries)
       return
     }

@@ -31,15 +31,18 @@ public struct ActuatorTimeline: Equatable, Sendable {
   /// Creates an empty timeline.
   public init() {}
 
-  /// Records `state` at `ms` unless it equals the last recorded state.
-  public mutating func record(_ state: ActuatorState, at ms: UInt64) {
-    if let last = entries.last, last.state == state { return }
+  /// Records `state` at `ms` unless it equals the last recorded state; returns whether anything changed.
+  @discardableResult
+  public mutating func record(_ state: ActuatorState, at ms: UInt64) -> Bool {
+    if let last = entries.last, last.state == state { return false }
     if let last = entries.last, last.ms == ms {
+      // Changed twice within one millisecond: the last state wins.
       entries[entries.count - 1].state = state
       if entries.count >= 2, entries[entries.count - 2].state == state { entries.removeLast() }
-      return
+      return true
     }
     entries.append(Entry(ms: ms, state: state))
+    return true
   }
 
   /// The state in force at `ms` (nil before the first entry).

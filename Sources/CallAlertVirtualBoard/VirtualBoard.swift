@@ -45,7 +45,8 @@ public final class VirtualBoard {
   public func receive(_ bytes: some Sequence<UInt8>, nowMs: UInt64) {
     core.receive(bytes, nowMs: nowMs)
     collect()
-    if core.resetRequested { reboot(nowMs: nowMs, reason: .resetCommand) }
+    // The firmware sends RESET's answer before it restarts, so that answer is kept.
+    if core.resetRequested { restart(nowMs: nowMs, reason: .resetCommand, keepingOutput: true) }
   }
 
   /// Advances the board's clock: patterns step, caps and leases expire, events retransmit.
@@ -69,7 +70,11 @@ public final class VirtualBoard {
   /// Restarts the core on the same flash, as a reset does: fresh nonce, BOOT event, table re-mounted.
   /// Bytes not yet taken are lost, as a UART's are.
   public func reboot(nowMs: UInt64, reason: BootReason = .watchdog) {
-    pending.removeAll()
+    restart(nowMs: nowMs, reason: reason, keepingOutput: false)
+  }
+
+  private func restart(nowMs: UInt64, reason: BootReason, keepingOutput: Bool) {
+    if !keepingOutput { pending.removeAll() }
     flash.restorePower()
     bootCount += 1
     core = Core(configuration: configuration, hardware: hardware, flash: flash, nowMs: nowMs, bootReason: reason)

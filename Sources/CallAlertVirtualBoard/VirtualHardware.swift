@@ -26,8 +26,7 @@ public final class VirtualHardware: BoardHardware {
   /// Records the new state.
   public func apply(_ state: ActuatorState, nowMs: UInt64) {
     actuators = state
-    timeline.record(state, at: nowMs)
-    if let onChange, let last = timeline.entries.last { onChange(last) }
+    if timeline.record(state, at: nowMs) { onChange?(ActuatorTimeline.Entry(ms: nowMs, state: state)) }
   }
 
   /// The button levels set by ``buttons``.
@@ -40,7 +39,6 @@ public final class VirtualHardware: BoardHardware {
   func powerOff(atMs ms: UInt64) {
     let off = ActuatorState.off(motorCount: actuators.motors.count)
     actuators = off
-    timeline.record(off, at: ms)
-    if let onChange, let last = timeline.entries.last { onChange(last) }
+    if timeline.record(off, at: ms) { onChange?(ActuatorTimeline.Entry(ms: ms, state: off)) }
   }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CallAlertBoardCore
+import CallAlertClient
 import CallAlertProtocol
 import CallAlertSerial
 import CallAlertVirtualBoard
@@ -19,8 +20,14 @@ extension CallAlertCommand.Board {
         """
     )
 
-    @Option(name: .long, help: ArgumentHelp("Make PATH a symbolic link to the pseudo-terminal.", valueName: "path"))
-    var link: String?
+    @Option(
+      name: .long,
+      help: ArgumentHelp(
+        "Make PATH a symbolic link to the pseudo-terminal (default: where `--port auto` looks).", valueName: "path"))
+    var link: String = BoardLocator.virtualBoardLink
+
+    @Flag(name: .long, help: "Make no symbolic link.")
+    var noLink = false
 
     @Option(name: .long, help: ArgumentHelp("Write the actuator timeline here as JSON lines.", valueName: "file"))
     var timeline: String?
@@ -61,6 +68,7 @@ extension CallAlertCommand.Board {
 
       let (master, slavePath) = try PseudoTerminal.open()
       let keepAlive = try PseudoTerminal.holdOpen(slavePath: slavePath)
+      let link = noLink ? nil : self.link
       if let link { try makeLink(link, to: slavePath) }
       defer {
         if let link { try? FileManager.default.removeItem(atPath: link) }

@@ -1,0 +1,82 @@
+import ArgumentParser
+import CallAlertClient
+import CallAlertProtocol
+import CallAlertSerial
+import Foundation
+
+extension CallAlertCommand {
+  /// `callalert ports`: serial ports, and which are CallAlert boards.
+  struct Ports: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "List serial ports and mark those that answer as CallAlert boards.",
+      discussion: """
+        Ports with CallAlert's USB IDs (1209:ca11), USB CDC-ACM ports and the virtual board's link are probed
+        with HELLO; other ports are only listed, since writing to them could disturb another device, unless
+        --probe-all is given.
+        """
+    )
+
+    @Flag(help: "Print JSON.") var json = false
+    @Flag(help: "Probe every port, not only the likely ones.") var probeAll = false
+
+    func run() async throws {
+      let ports = await BoardLocator.discover(probeAll: probeAll)
+      if json {
+        try printJSON(ports.map(PortJSON.init))
+        return
+      }
+      if ports.isEmpty {
+        print("no serial ports")
+        return
+      }
+      for port in ports {
+        var line = port.path
+        if let info = port.info {
+          line += "  \(info.transport.rawValue)"
+          if let vid = info.usbVendorID, let pid = info.usbProductID { line += String(format: "  %04x:%04x", vid, pid) }
+          for text in [info.manufacturer, info.product].compactMap({ $0 }) { line += "  \(text)" }
+          if let serial = info.serialNumber { line += "  serial \(serial)" }
+        } else {
+          line += "  virtual board link"
+        }
+        if let board = port.board {
+          let f = board.firmware
+          line += "  => CallAlert board \(String(decoding: board.serial, as: UTF8.self)), firmware \(f.major).\(f.minor).\(f.patch)"
+        } else if let error = port.probeError {
+          line += "  (no board: \(error))"
+        }
+        print(line)
+      }
+    }
+  }
+}
+
+/// A port as JSON.
+struct PortJSON: Encodable {
+  let path: String
+  let transport: String?
+  let usbVendorId: String?
+  let usbProductId: String?
+  let manufacturer: String?
+  let product: String?
+  let serialNumber: String?
+  let board: BoardInfoJSON?
+  let probeError: String?
+
+  init(_ port: BoardLocator.Port) {
+    path = port.path
+    transport = port.info?.transport.rawValue ?? "virtual"
+    usbVendorId = port.info?.usbVendorID.map { String(format: "%04x", $0) }
+    usbProductId = port.info?.usbProductID.map { String(format: "%04x", $0) }
+    manufacturer = port.info?.manufacturer
+    product = port.info?.product
+    serialNumber = port.info?.serialNumber
+    board = port.board.map(BoardInfoJSON.init)
+    probeError = port.probeError
+  }
+
+  enum CodingKeys: String, CodingKey {
+    case path, transport, usbVendorId = "usb_vendor_id", usbProductId = "usb_product_id", manufacturer, product
+    case serialNumber = "serial_number", board, probeError = "probe_error"
+  }
+}
