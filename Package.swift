@@ -21,6 +21,9 @@ let package = Package(
     .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
     .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
     .package(url: "https://github.com/pointfreeco/swift-clocks.git", from: "1.1.1"),
+    .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+    .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+    .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
   ],
   targets: [
     // Portable (standard library only; also compiled as Embedded Swift by `make firmware-check`).
@@ -45,6 +48,17 @@ let package = Package(
 
     // Host: a connection to one board (handshake, commands, events, lease, reboot and unplug recovery).
     .target(name: "CallAlertClient", dependencies: ["CallAlertProtocol", "CallAlertSerial"], swiftSettings: strictSettings),
+
+    // Host: the alert engine (pure state machine), its configuration and inputs.
+    .target(name: "CallAlertEngine", dependencies: ["CallAlertProtocol"], swiftSettings: strictSettings),
+    .target(
+      name: "CallAlertInputs",
+      dependencies: ["CallAlertEngine", "CallAlertProtocol", .product(name: "Yams", package: "Yams")],
+      swiftSettings: strictSettings),
+    .target(
+      name: "CallAlertHistory",
+      dependencies: ["CallAlertEngine", .product(name: "GRDB", package: "GRDB.swift")],
+      swiftSettings: strictSettings),
 
     // Executables.
     .executableTarget(
@@ -89,6 +103,21 @@ let package = Package(
         "CallAlertClient", "CallAlertVirtualBoard", "CallAlertBoardCore", "CallAlertProtocol", "CallAlertSerial",
         .product(name: "Clocks", package: "swift-clocks"),
       ],
+      swiftSettings: strictSettings
+    ),
+    .testTarget(
+      name: "CallAlertEngineTests",
+      dependencies: ["CallAlertEngine", "CallAlertProtocol"],
+      swiftSettings: strictSettings
+    ),
+    .testTarget(
+      name: "CallAlertInputsTests",
+      dependencies: ["CallAlertInputs", "CallAlertEngine", "CallAlertProtocol"],
+      swiftSettings: strictSettings
+    ),
+    .testTarget(
+      name: "CallAlertHistoryTests",
+      dependencies: ["CallAlertHistory", "CallAlertEngine"],
       swiftSettings: strictSettings
     ),
     .testTarget(

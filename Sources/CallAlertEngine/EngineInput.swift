@@ -1,0 +1,96 @@
+import CallAlertProtocol
+
+/// Something that happened, for the engine to act on.
+public enum EngineInput: Equatable, Sendable {
+  /// A call came in.
+  case call(IncomingCall)
+  /// The caller hung up.
+  case hangup(callID: String)
+  /// The call was answered somewhere; nil: every call.
+  case answered(callID: String?)
+  /// Someone acknowledged: the board's button (which board) or the command line (nil). Stops every
+  /// ringing call; with nothing ringing, clears the missed-call indicator.
+  case acknowledge(board: String?)
+  /// Do-not-disturb was switched (overrides the configured mode until switched again).
+  case setDoNotDisturb(DoNotDisturbMode)
+  /// Silent mode (motor only) was switched.
+  case setSilent(Bool)
+  /// A board went away (unplugged, not answering).
+  case boardLost(board: String)
+  /// A board came back (or connected for the first time) with nothing playing.
+  case boardBack(board: String)
+  /// A board reports that a play ended by itself (its own cap, its lease, a fault, or its button).
+  case playEnded(board: String, token: UInt32, reason: PlayEndReason)
+}
+
+/// What the engine asks for: board commands and events to publish and record.
+public enum EngineEffect: Equatable, Sendable {
+  /// Play on a board under a token, with the remaining time as the board's own cap.
+  case play(board: String, token: UInt32, pattern: PatternReference, capMs: UInt16, options: PlayOptions)
+  /// Stop a token on a board.
+  case stop(board: String, token: UInt32)
+  /// Set a board's indicator (the missed-call blink, or off).
+  case indicator(board: String, IndicatorSetting)
+  /// Publish and record an event.
+  case event(EngineEvent)
+}
+
+/// What happened to calls, for listeners and for the history.
+public enum EngineEvent: Equatable, Sendable {
+  /// A call rings on these boards with this pattern; `capMs` is how long it may ring from now.
+  case ringing(IncomingCall, boards: [String], pattern: PatternReference, capMs: UInt64, silent: Bool)
+  /// A call was held back (recorded, not rung).
+  case suppressed(IncomingCall, reason: SuppressionReason)
+  /// A ringing call stopped.
+  case stopped(callID: String, reason: StopReason)
+  /// A call was missed (reached its cap unanswered, was suppressed, or arrived too late to ring).
+  case missed(IncomingCall, reason: MissedReason)
+  /// Missed calls were acknowledged; the indicator is off.
+  case missedAcknowledged(count: Int)
+  /// A notification was ignored, with why (duplicate call id, unknown hangup, hangup before its call).
+  case ignored(callID: String, reason: IgnoredReason)
+}
+
+/// Why a call did not ring.
+public enum SuppressionReason: String, Equatable, Sendable {
+  /// Do-not-disturb (switched on, or quiet hours).
+  case doNotDisturb = "do-not-disturb"
+  /// A passive notification never rings.
+  case passive
+  /// Its hangup came first (a tombstone was waiting).
+  case hungUpBeforeArrival = "hung-up-before-arrival"
+  /// It arrived when its whole cap had already passed since it was sent.
+  case tooLate = "too-late"
+}
+
+/// Why a ringing call stopped.
+public enum StopReason: String, Equatable, Sendable {
+  /// The caller hung up.
+  case hangup
+  /// Answered somewhere.
+  case answered
+  /// Acknowledged on a board's button or the command line.
+  case acknowledged
+  /// Its cap was reached.
+  case cap
+  /// Every board it rang on was lost (it rings again if one returns within the cap).
+  case boardLost = "board-lost"
+}
+
+/// Why a call counts as missed.
+public enum MissedReason: String, Equatable, Sendable {
+  /// It rang to its cap.
+  case cap
+  /// Do-not-disturb or another suppression held it back.
+  case suppressed
+  /// It arrived after its cap.
+  case tooLate = "too-late"
+}
+
+/// Why a notification changed nothing.
+public enum IgnoredReason: String, Equatable, Sendable {
+  /// A call with this id is already known.
+  case duplicateCall = "duplicate-call"
+  /// A hangup or answer for no known call (a tombstone is kept for a late call).
+  case unknownCall = "unknown-call"
+}
