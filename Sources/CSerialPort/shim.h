@@ -26,6 +26,29 @@ static inline int callalert_set_exclusive(int fd) {
 #endif
 }
 
+/// Clears the exclusive mark. Needed before closing: on a pseudo-terminal slave the mark lives on the tty, which
+/// outlives our descriptor while the master is open, so a non-root host could never open the slave again.
+static inline int callalert_clear_exclusive(int fd) {
+#ifdef TIOCNXCL
+  return ioctl(fd, TIOCNXCL);
+#else
+  (void)fd;
+  return 0;
+#endif
+}
+
+/// Whether the terminal is marked exclusive: 1 or 0, or -1 when the platform cannot tell (TIOCGEXCL, Linux 3.8+).
+static inline int callalert_is_exclusive(int fd) {
+#ifdef TIOCGEXCL
+  int exclusive = 0;
+  if (ioctl(fd, TIOCGEXCL, &exclusive) != 0) return -1;
+  return exclusive != 0;
+#else
+  (void)fd;
+  return -1;
+#endif
+}
+
 /// Writes the path of the slave of pseudo-terminal master `fd` into `buffer`, thread-safely (unlike
 /// ptsname(3)). Returns 0 on success, -1 with errno set otherwise.
 static inline int callalert_slave_path(int fd, char *buffer, size_t size) {

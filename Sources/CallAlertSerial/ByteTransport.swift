@@ -1,0 +1,23 @@
+/// A full-duplex byte pipe to a board: a serial port, a pseudo-terminal, or an in-memory pair.
+///
+/// The link layer above reads ``incoming`` in one task and calls ``write(_:)`` from others; the framing
+/// (COBS, CRC) lives there, so a transport delivers bytes in whatever chunks the operating system produced.
+///
+/// The semantics every implementation keeps:
+/// - ``incoming`` yields the bytes in order, then ends: normally after a local ``close()``, or by throwing
+///   a ``SerialPortError`` with code ``SerialPortError/Code/disconnected`` when the far end went away.
+///   Bytes that arrived before the hang-up are delivered before the error.
+/// - ``write(_:)`` returns once every byte was handed to the operating system (or the peer), and throws
+///   ``SerialPortError/Code/closed`` after a local close, ``SerialPortError/Code/disconnected`` after a
+///   hang-up. Concurrent writes are never interleaved: each one's bytes go out contiguously.
+/// - ``close()`` is idempotent, never blocks, and fails writes that are still waiting.
+public protocol ByteTransport: AnyObject, Sendable {
+  /// The bytes received, in chunks. There is one stream per transport: iterate it from one task only.
+  var incoming: AsyncThrowingStream<[UInt8], any Error> { get }
+
+  /// Sends all of `bytes`, suspending while the line is full.
+  func write(_ bytes: [UInt8]) async throws
+
+  /// Closes the transport. Calling it again does nothing.
+  func close()
+}

@@ -1,0 +1,103 @@
+import Foundation
+
+/// One end of an in-memory byte pipe, for tests and for running the virtual board in-process.
+///
+/// It keeps the ``ByteTransport`` semantics of ``DescriptorChannel``: bytes written on one end arrive on the
+/// other's ``incoming`` in order, in the chunks they were written; ``close()`` ends this end's stream normally
+/// and the other end's by throwing ``SerialPortError`` with code ``SerialPortError/Code/disconnected`` (after
+/// the bytes already sent); writing after a close throws ``SerialPortError/Code/closed`` on the closed end and
+/// ``SerialPortError/Code/disconnected`` on the other. Writes never wait: the pipe has no capacity limit.
+///
+/// ```swift
+/// let (host, board) = MemoryTransport.pair()
+/// try await host.write([0x01, 0x02, 0x00])
+/// for try await chunk in board.incoming { … }
+/// ```
+public final class MemoryTransport: ByteTransport, @unchecked Sendable {
+  // @unchecked: the only mutable state lives in `Link`, behind its lock.
+
+  /// The name used in errors, such as `memory-host`.
+  public let name: String
+  /// The bytes the other end wrote, in the chunks it wrote them. Iterate it from one task only.
+  public let incoming: AsyncThrowingStream<[UInt8], any Error>
+
+  private let link: Link
+  private let side: Int
+
+  /// Creates two connected ends: what one writes, the other reads.
+  ///
+  /// - Parameter names: The ends' names, used in their errors.
+  public static func pair(names: (String, String) = ("memory-a", "memory-b")) -> (MemoryTransport, MemoryTransport) {
+    let link = Link()
+    return (MemoryTransport(link: link, side: 0, name: names.0), MemoryTransport(link: link, side: 1, name: names.1))
+  }
+
+  private init(link: Link, side: Int, name: String) {
+    self.link = link
+    self.side = side
+    self.name = name
+    let (stream, continuation) = AsyncThrowingStream.makeStream(of: [UInt8].self, throwing: (any Error).self)
+    incoming = stream
+    link.attach(continuation, name: name, side: side)
+    continuation.onTermination = { [weak self] termination in
+      // A consumer that stopped listening closes its end, as with a descriptor channel.
+      if case .cancelled = termination { self?.close() }
+    }
+  }
+
+  /// Delivers `bytes` to the other end.
+  ///
+  /// - Throws: ``SerialPortError`` with code ``SerialPortError/Code/closed`` after this end's ``close()``,
+  ///   ``SerialPortError/Code/disconnected`` after the other end's.
+  public func write(_ bytes: [UInt8]) async throws(SerialPortError) {
+    try link.send(bytes, from: side)
+  }
+
+  /// Closes this end: its ``incoming`` finishes, the other end's throws a disconnect. Calling it again does
+  /// nothing.
+  public func close() {
+    link.close(side)
+  }
+}
+
+/// The state both ends share, behind one lock so that a close and a write cannot race.
+private final class Link: @unchecked Sendable {
+  private typealias Continuation = AsyncThrowingStream<[UInt8], any Error>.Continuation
+
+  private let lock = NSLock()
+  private var continuations: [Continuation?] = [nil, nil]
+  private var names = ["", ""]
+  private var closed = [false, false]
+
+  func attach(_ continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation, name: String, side: Int) {
+    lock.withLock {
+      continuations[side] = continuation
+      names[side] = name
+    }
+  }
+
+  func send(_ bytes: [UInt8], from side: Int) throws(SerialPortError) {
+    let peer = 1 - side
+    // Yield under the lock: it only enqueues, and it keeps chunks from concurrent writers in one order.
+    let failure: SerialPortError? = lock.withLock {
+      if closed[side] { return .closed(names[side]) }
+      if closed[peer] { return .disconnected(names[side]) }
+      if !bytes.isEmpty { continuations[peer]?.yield(bytes) }
+      return nil
+    }
+    if let failure { throw failure }
+  }
+
+  func close(_ side: Int) {
+    let peer = 1 - side
+    let ends: (own: Continuation?, peer: Continuation?, peerName: String)? = lock.withLock {
+      if closed[side] { return nil }
+      closed[side] = true
+      return (continuations[side], closed[peer] ? nil : continuations[peer], names[peer])
+    }
+    // Finish outside the lock: finish() runs the streams' onTermination handlers, which may call close().
+    guard let ends else { return }
+    ends.own?.finish()
+    ends.peer?.finish(throwing: SerialPortError.disconnected(ends.peerName))
+  }
+}
