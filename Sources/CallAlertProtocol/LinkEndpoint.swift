@@ -116,6 +116,10 @@ public struct LinkEndpoint: Sendable {
 
   /// (Board) Answers the command delivered with `sequence`; the answer is kept for replay unless the
   /// command is idempotent. HELLO's answer opens the session: call ``openSession(_:)`` first.
+  ///
+  /// The receiver moved past the command when it was delivered, so several commands in one chunk of bytes
+  /// are each delivered once, in order, whenever their answers are given; a duplicate that arrives before
+  /// the answer is dropped (the answer is on its way).
   public mutating func answer(sequence: UInt16, type: UInt8, with message: Message, now: UInt64) {
     let frame = message.frame(sequence: sequence, nonce: nonce)
     frame.appendEncoded(to: &output)
@@ -126,7 +130,7 @@ public struct LinkEndpoint: Sendable {
       return
     }
     let idempotent = MessageType(rawValue: type)?.isIdempotent ?? false
-    receiver.record(sequence: sequence, answer: idempotent ? nil : frame)
+    if !idempotent { receiver.keep(answer: frame, for: sequence) }
   }
 
   /// (Board) Opens a session with negotiated terms: the command channel starts after HELLO's sequence,
@@ -246,7 +250,10 @@ public struct LinkEndpoint: Sendable {
     guard frame.nonce == nonce else { return refusal(frame, .staleNonce, 0).appendEncoded(to: &output) }
     let idempotent = MessageType(rawValue: frame.type)?.isIdempotent ?? false
     switch receiver.accept(sequence: frame.sequence, idempotent: idempotent) {
-    case .new, .repeatIdempotent: decodeAndDeliver(frame, into: &deliveries)
+    case .new:
+      receiver.record(sequence: frame.sequence, answer: nil)
+      decodeAndDeliver(frame, into: &deliveries)
+    case .repeatIdempotent: decodeAndDeliver(frame, into: &deliveries)
     case .replay(let answer): answer.appendEncoded(to: &output)
     case .gap(let expected): refusal(frame, .sequenceGap, UInt32(expected)).appendEncoded(to: &output)
     case .stale: break

@@ -57,6 +57,13 @@ public struct ReliableReceiver: Sendable {
     if answers.count > window { answers.removeFirst(answers.count - window) }
   }
 
+  /// Keeps `answer` for a sequence already recorded (the answer came after the frame was accepted), so
+  /// that a duplicate of it is answered the same way.
+  public mutating func keep(answer: Frame, for sequence: UInt16) {
+    guard let index = answers.lastIndex(where: { $0.sequence == sequence }) else { return }
+    answers[index].answer = answer
+  }
+
   /// Forgets everything: the next frame is accepted whatever its sequence.
   public mutating func reset() {
     expected = nil
