@@ -1,0 +1,63 @@
+import CallAlertPatterns
+import CallAlertProtocol
+import Foundation
+import Testing
+
+/// Parses `text`, recording the diagnostics as a test failure when it does not parse.
+func parsed(_ text: String, file: String = "test.yaml") throws -> PatternFile {
+  do {
+    return try PatternFile.parse(text: text, file: file)
+  } catch {
+    Issue.record("unexpected diagnostics:\n\(error)")
+    throw error
+  }
+}
+
+/// The diagnostics of a file that must not parse.
+func parseErrors(_ text: String, file: String = "test.yaml") -> [Diagnostic] {
+  do {
+    let file = try PatternFile.parse(text: text, file: file)
+    Issue.record("expected errors, got a file with \(file.patterns.count) patterns")
+    return []
+  } catch {
+    return error.diagnostics
+  }
+}
+
+/// Diagnostics as the text a user sees, one per element.
+func descriptions(_ diagnostics: [Diagnostic]) -> [String] { diagnostics.map(\.description) }
+
+/// SplitMix64: a small seeded generator, so property tests explore many cases but replay exactly.
+struct SplitMix64: RandomNumberGenerator {
+  private var state: UInt64
+
+  init(seed: UInt64) { state = seed }
+
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+}
+
+/// The repository's root, found from this file's path, to read docs/PATTERNS.md.
+let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+  .deletingLastPathComponent()
+
+/// docs/PATTERNS.md.
+func documentation() throws -> String {
+  try String(contentsOf: repositoryRoot.appendingPathComponent("docs/PATTERNS.md"), encoding: .utf8)
+}
+
+/// The fenced block that follows `<!-- example: NAME -->` in docs/PATTERNS.md, with its final newline.
+func documentedExample(_ name: String) throws -> String {
+  let markdown = try documentation()
+  let marker = "<!-- example: \(name) -->"
+  let afterMarker = try #require(markdown.range(of: marker)).upperBound
+  let fence = try #require(markdown.range(of: "```", range: afterMarker..<markdown.endIndex))
+  let start = try #require(markdown.range(of: "\n", range: fence.upperBound..<markdown.endIndex)).upperBound
+  let end = try #require(markdown.range(of: "\n```", range: start..<markdown.endIndex))
+  return String(markdown[start..<end.lowerBound]) + "\n"
+}
