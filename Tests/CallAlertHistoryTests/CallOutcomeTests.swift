@@ -2,5 +2,6 @@ import CallAlertHistory
 import Testing
 
 @Test func outcomesHaveStableNames() {
-  #expect(CallOutcome.allCases.map(\.rawValue) == ["ringing", "hung-up", "answered", "acknowledged", "missed", "suppressed"])
+  #expect(
+    CallOutcome.allCases.map(\.rawValue) == ["ringing", "hung-up", "answered", "acknowledged", "missed", "suppressed"])
 }

@@ -1,0 +1,229 @@
+import CallAlertEngine
+import Foundation
+internal import GRDB
+
+/// The call history: every call the engine reported, how it ended, and which missed calls still wait for
+/// acknowledgement. An SQLite database (GRDB), safe to use from any thread.
+///
+/// The daemon records each ``CallAlertEngine/EngineEvent`` with ``record(_:at:)``; at start it calls
+/// ``closeInterrupted(at:)`` and then ``unacknowledgedMissed()`` to light the missed-call indicator again.
+public final class CallHistory: Sendable {
+  /// The database's path; nil in memory.
+  public let path: String?
+  private let database: any DatabaseWriter
+
+  /// Opens (or creates, with its folders) the history at `path`, and brings its schema up to date.
+  ///
+  /// The database uses write-ahead logging, so `callalert history` can read it while the daemon writes, and
+  /// waits up to 5 s for a lock held by another process.
+  public convenience init(path: String) throws {
+    let folder = (path as NSString).deletingLastPathComponent
+    if !folder.isEmpty && !FileManager.default.fileExists(atPath: folder) {
+      do {
+        try FileManager.default.createDirectory(
+          atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+      } catch {
+        throw CallHistoryError(path: path, message: "cannot create the folder \(folder): \(error.localizedDescription)")
+      }
+    }
+    var configuration = Configuration()
+    configuration.busyMode = .timeout(5)
+    configuration.label = "CallHistory"
+    try self.init(database: DatabasePool(path: path, configuration: configuration), path: path)
+  }
+
+  /// A history in memory, gone when released: for tests and for running without a history file.
+  public static func inMemory() throws -> CallHistory {
+    try CallHistory(database: DatabaseQueue(), path: nil)
+  }
+
+  private init(database: any DatabaseWriter, path: String?) throws {
+    self.database = database
+    self.path = path
+    try CallHistory.migrator.migrate(database)
+  }
+
+  // MARK: - Recording
+
+  /// Records an engine event that happened at `date`.
+  ///
+  /// - `ringing`: a new row, outcome `ringing`; for a call that rings again after its boards came back, the
+  ///   same row with the new boards.
+  /// - `stopped`: the ringing row ends: hangup -> `hung-up`, answered -> `answered`, acknowledged ->
+  ///   `acknowledged`, cap -> `missed` (and counts as missed); board-lost keeps it ringing.
+  /// - `suppressed`: a new row, outcome `suppressed`, with the reason.
+  /// - `missed`: the call's row is marked missed (a ringing one becomes `missed`); a row is made if there is none.
+  /// - `missedAcknowledged`: every unacknowledged missed call is marked acknowledged.
+  /// - `ignored`: nothing.
+  public func record(_ event: EngineEvent, at date: Date) throws {
+    try database.write { db in
+      switch event {
+      case .ringing(let call, let boards, let pattern, _, _):
+        let boardsText = Self.encode(boards)
+        if let rowID = try Self.latestRow(db, id: call.id, outcomes: [.ringing]) {
+          try db.execute(
+            sql:
+              "UPDATE calls SET boards = ?, pattern = ?, reason = NULL, rang_at = COALESCE(rang_at, ?) WHERE rowid = ?",
+            arguments: [boardsText, Self.describe(pattern), date, rowID])
+        } else {
+          try Self.insert(
+            db, call, at: date, outcome: .ringing, rangAt: date, boards: boardsText, pattern: Self.describe(pattern))
+        }
+      case .suppressed(let call, let reason):
+        try Self.insert(db, call, at: date, outcome: .suppressed, reason: reason.rawValue, endedAt: date)
+      case .stopped(let callID, let reason):
+        guard let rowID = try Self.latestRow(db, id: callID, outcomes: [.ringing]) else { return }
+        let outcome: CallOutcome
+        switch reason {
+        case .boardLost:
+          try db.execute(sql: "UPDATE calls SET reason = ? WHERE rowid = ?", arguments: [reason.rawValue, rowID])
+          return
+        case .hangup: outcome = .hungUp
+        case .answered: outcome = .answered
+        case .acknowledged: outcome = .acknowledged
+        case .cap: outcome = .missed
+        }
+        try db.execute(
+          sql: "UPDATE calls SET outcome = ?, reason = ?, ended_at = ?, missed = missed OR ? WHERE rowid = ?",
+          arguments: [outcome.rawValue, reason.rawValue, date, outcome == .missed, rowID])
+      case .missed(let call, let reason):
+        if let rowID = try Self.latestRow(db, id: call.id, outcomes: [.ringing, .missed, .suppressed]) {
+          try db.execute(
+            sql: """
+              UPDATE calls SET missed = 1, ended_at = COALESCE(ended_at, ?),
+                reason = CASE WHEN outcome = 'ringing' THEN ? ELSE reason END,
+                outcome = CASE WHEN outcome = 'ringing' THEN 'missed' ELSE outcome END
+              WHERE rowid = ?
+              """,
+            arguments: [date, reason.rawValue, rowID])
+        } else {
+          try Self.insert(
+            db, call, at: date, outcome: reason == .cap ? .missed : .suppressed, reason: reason.rawValue, endedAt: date,
+            missed: true)
+        }
+      case .missedAcknowledged:
+        try db.execute(
+          sql: "UPDATE calls SET acknowledged = 1, acknowledged_at = ? WHERE missed = 1 AND acknowledged = 0",
+          arguments: [date])
+      case .ignored:
+        break
+      }
+    }
+  }
+
+  /// Marks calls still `ringing` (the daemon stopped while they rang) as missed with reason `interrupted`;
+  /// returns how many. Call it at start, before ``unacknowledgedMissed()``.
+  @discardableResult
+  public func closeInterrupted(at date: Date) throws -> Int {
+    try database.write { db in
+      try db.execute(
+        sql: """
+          UPDATE calls SET outcome = 'missed', reason = 'interrupted', missed = 1, ended_at = COALESCE(ended_at, ?)
+          WHERE outcome = 'ringing'
+          """,
+        arguments: [date])
+      return db.changesCount
+    }
+  }
+
+  /// Deletes calls received before `date`, except unacknowledged missed calls and calls still ringing;
+  /// returns how many.
+  @discardableResult
+  public func prune(receivedBefore date: Date) throws -> Int {
+    try database.write { db in
+      try db.execute(
+        sql: """
+          DELETE FROM calls WHERE received_at < ? AND outcome != 'ringing' AND NOT (missed = 1 AND acknowledged = 0)
+          """,
+        arguments: [date])
+      return db.changesCount
+    }
+  }
+
+  // MARK: - Reading
+
+  /// The most recent calls, newest first; only missed ones when `missedOnly`.
+  public func calls(missedOnly: Bool = false, limit: Int = 20) throws -> [CallRecord] {
+    guard limit > 0 else { return [] }
+    let filter = missedOnly ? "WHERE missed = 1" : ""
+    return try database.read { db in
+      try Row.fetchAll(
+        db, sql: "SELECT * FROM calls \(filter) ORDER BY received_at DESC, rowid DESC LIMIT ?", arguments: [limit]
+      ).map { row in try Self.record(row, path: path) }
+    }
+  }
+
+  /// Missed calls not yet acknowledged, oldest first, for the engine to restore at start.
+  public func unacknowledgedMissed() throws -> [IncomingCall] {
+    try database.read { db in
+      try Row.fetchAll(
+        db, sql: "SELECT * FROM calls WHERE missed = 1 AND acknowledged = 0 ORDER BY received_at, rowid"
+      ).map { row in try Self.record(row, path: path).call }
+    }
+  }
+
+  // MARK: - Rows
+
+  private static func latestRow(_ db: Database, id: String, outcomes: [CallOutcome]) throws -> Int64? {
+    let marks = outcomes.map { _ in "?" }.joined(separator: ", ")
+    var arguments: StatementArguments = [id]
+    for outcome in outcomes { arguments += [outcome.rawValue] }
+    return try Int64.fetchOne(
+      db,
+      sql:
+        "SELECT rowid FROM calls WHERE id = ? AND outcome IN (\(marks)) ORDER BY received_at DESC, rowid DESC LIMIT 1",
+      arguments: arguments)
+  }
+
+  private static func insert(
+    _ db: Database, _ call: IncomingCall, at date: Date, outcome: CallOutcome, reason: String? = nil,
+    rangAt: Date? = nil, endedAt: Date? = nil, boards: String = "[]", pattern: String? = nil, missed: Bool = false
+  ) throws {
+    try db.execute(
+      sql: """
+        INSERT INTO calls (id, received_at, caller, name, level, pattern_hint, sent_at, rang_at, ended_at, outcome,
+          reason, boards, pattern, missed)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (id, received_at) DO UPDATE SET outcome = excluded.outcome, reason = excluded.reason,
+          rang_at = excluded.rang_at, ended_at = excluded.ended_at, boards = excluded.boards,
+          pattern = excluded.pattern, missed = excluded.missed
+        """,
+      arguments: [
+        call.id, date, call.callerNumber, call.callerName, call.level.rawValue, call.patternHint, call.sentAt, rangAt,
+        endedAt, outcome.rawValue, reason, boards, pattern, missed,
+      ])
+  }
+
+  private static func record(_ row: Row, path: String?) throws -> CallRecord {
+    let id: String = row["id"]
+    let levelText: String = row["level"]
+    let outcomeText: String = row["outcome"]
+    guard let level = InterruptionLevel(rawValue: levelText), let outcome = CallOutcome(rawValue: outcomeText) else {
+      throw CallHistoryError(
+        path: path ?? ":memory:",
+        message: "call \(id) has level '\(levelText)' and outcome '\(outcomeText)', which this version does not know")
+    }
+    let boardsText: String = row["boards"]
+    return CallRecord(
+      id: id, callerNumber: row["caller"], callerName: row["name"], level: level, patternHint: row["pattern_hint"],
+      receivedAt: row["received_at"], sentAt: row["sent_at"], rangAt: row["rang_at"], endedAt: row["ended_at"],
+      outcome: outcome, reason: row["reason"], boards: decode(boardsText), pattern: row["pattern"],
+      missed: row["missed"], acknowledged: row["acknowledged"], acknowledgedAt: row["acknowledged_at"])
+  }
+
+  private static func encode(_ boards: [String]) -> String {
+    (try? String(decoding: JSONEncoder().encode(boards), as: UTF8.self)) ?? "[]"
+  }
+
+  private static func decode(_ text: String) -> [String] {
+    (try? JSONDecoder().decode([String].self, from: Data(text.utf8))) ?? []
+  }
+
+  private static func describe(_ pattern: PatternReference) -> String {
+    switch pattern {
+    case .slot(let slot): "slot \(slot)"
+    case .named(let name): name
+    case .inline: "inline"
+    }
+  }
+}

@@ -1,0 +1,227 @@
+import CallAlertEngine
+import CallAlertProtocol
+import Foundation
+internal import Yams
+
+extension [YAMLEntry] {
+  /// The value of `key`, or nil when absent or YAML's null (`key:` with nothing after it).
+  func value(_ key: String) -> Node? {
+    guard let node = first(where: { $0.key == key })?.value else { return nil }
+    if let scalar = node.scalar, scalar.style == .plain || scalar.style == .any,
+      ["", "~", "null", "Null", "NULL"].contains(scalar.string)
+    {
+      return nil
+    }
+    return node
+  }
+}
+
+/// Readers for the values of a config file. Each returns nil after recording an error that names the
+/// place (`file:line:column`), the field path and what to write instead.
+extension ConfigParser {
+  /// `file:line:column` of a node.
+  func location(of node: Node) -> (String, Int, Int) {
+    let line = max(node.mark?.line ?? 1, 1)
+    let column = max(node.mark?.column ?? 1, 1)
+    return ("\(file):\(line):\(column)", line, column)
+  }
+
+  /// Records an error at a node.
+  mutating func error(_ node: Node, _ field: String, _ message: String) {
+    let (location, line, column) = location(of: node)
+    found.append((line, column, InputError(location: location, field: field, message: message)))
+  }
+
+  /// Records an error at a line and column.
+  mutating func error(line: Int, column: Int, _ field: String, _ message: String) {
+    let line = max(line, 1)
+    let column = max(column, 1)
+    found.append((line, column, InputError(location: "\(file):\(line):\(column)", field: field, message: message)))
+  }
+
+  /// Records a Yams error: syntax errors carry libYAML's line and column.
+  mutating func yamlError(_ error: any Error, text: String) {
+    guard let yaml = error as? YamlError else {
+      self.error(line: 1, column: 1, "", "cannot read the file as YAML: \(error)")
+      return
+    }
+    switch yaml {
+    case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
+      .composer(let context, let problem, let mark, _):
+      let while_ = context.map { " (\($0.text) at line \($0.mark.line), column \($0.mark.column))" } ?? ""
+      self.error(line: mark.line, column: mark.column, "", "YAML syntax error: \(problem)\(while_)")
+    case .duplicatedKeysInMapping(let duplicates, let context):
+      let keys = duplicates.map { "'\($0)'" }.joined(separator: ", ")
+      self.error(
+        line: context.mark.line, column: context.mark.column, duplicates.first ?? "",
+        "duplicate key \(keys) in one mapping; each key may appear once")
+    case .reader(let problem, let offset, _, _):
+      var line = 1
+      var column = 1
+      for character in text.prefix(offset ?? 0) {
+        if character == "\n" || character == "\r\n" {
+          line += 1
+          column = 1
+        } else {
+          column += character.unicodeScalars.count
+        }
+      }
+      self.error(line: line, column: column, "", "cannot read the file: \(problem); save it as UTF-8")
+    default:
+      self.error(line: 1, column: 1, "", "cannot read the file as YAML: \(yaml)")
+    }
+  }
+
+  /// `path.key`, or `key` at the top.
+  func join(_ path: String, _ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+
+  /// Whether a node is YAML's null (an empty value, `~` or `null`).
+  func isNull(_ node: Node) -> Bool {
+    guard let scalar = node.scalar, scalar.style == .plain || scalar.style == .any else { return false }
+    return ["", "~", "null", "Null", "NULL"].contains(scalar.string)
+  }
+
+  private func kind(_ node: Node) -> String {
+    switch node {
+    case .mapping: "a mapping"
+    case .sequence: "a list"
+    case .scalar(let scalar): "'\(scalar.string)'"
+    case .alias: "an alias"
+    }
+  }
+
+  /// The entries of a mapping, or nil (with an error) for anything else.
+  mutating func mapping(_ node: Node, _ field: String, example: String) -> [YAMLEntry]? {
+    guard let mapping = node.mapping else {
+      let what = field.isEmpty ? "the file" : field
+      error(node, field, "\(what) must be a mapping of \(example), not \(kind(node))")
+      return nil
+    }
+    var entries: [YAMLEntry] = []
+    for (key, value) in mapping {
+      guard let text = key.scalar?.string else {
+        error(key, field, "keys must be plain words, not lists or mappings")
+        continue
+      }
+      entries.append(YAMLEntry(key: text, keyNode: key, value: value))
+    }
+    return entries
+  }
+
+  /// The items of a list, or nil (with an error) for anything else.
+  mutating func sequence(_ node: Node, _ field: String, example: String) -> [Node]? {
+    guard let sequence = node.sequence else {
+      error(node, field, "\(field) must be \(example), not \(kind(node))")
+      return nil
+    }
+    return Array(sequence)
+  }
+
+  /// Records an error for every key not in `allowed`, suggesting the closest allowed key.
+  mutating func checkKeys(_ entries: [YAMLEntry], allowed: [String], _ path: String) {
+    for entry in entries where !allowed.contains(entry.key) {
+      let hint =
+        Suggestion.closest(to: entry.key, in: allowed).map { "did you mean '\($0)'?" }
+        ?? "expected one of \(allowed.joined(separator: ", "))"
+      let place = path.isEmpty ? "at the top" : "in \(path)"
+      error(entry.keyNode, join(path, entry.key), "unknown key '\(entry.key)' \(place); \(hint)")
+    }
+  }
+
+  /// The text of a scalar, or nil (with an error) for a list or mapping.
+  mutating func text(_ node: Node, _ field: String) -> String? {
+    guard let scalar = node.scalar else {
+      error(node, field, "must be a single value, not \(kind(node))")
+      return nil
+    }
+    return scalar.string
+  }
+
+  /// The text of a scalar that is not empty or null.
+  mutating func nonEmptyText(_ node: Node, _ field: String) -> String? {
+    guard let text = text(node, field) else { return nil }
+    guard !isNull(node), !text.trimmingCharacters(in: .whitespaces).isEmpty else {
+      error(node, field, "is empty; give a value or remove the key")
+      return nil
+    }
+    return text
+  }
+
+  /// `true`/`false` (also `yes`/`no`, `on`/`off`).
+  mutating func bool(_ node: Node, _ field: String) -> Bool? {
+    guard let text = text(node, field) else { return nil }
+    switch text.lowercased() {
+    case "true", "yes", "on": return true
+    case "false", "no", "off": return false
+    default:
+      error(node, field, "'\(text)' is not true or false")
+      return nil
+    }
+  }
+
+  /// A whole number in `range`.
+  mutating func integer(_ node: Node, _ field: String, in range: ClosedRange<Int>) -> Int? {
+    guard let text = nonEmptyText(node, field) else { return nil }
+    guard let value = Int(text), range.contains(value) else {
+      error(node, field, "'\(text)' is not a whole number from \(range.lowerBound) to \(range.upperBound)")
+      return nil
+    }
+    return value
+  }
+
+  /// A duration, in milliseconds with the text as written (for messages such as "cap 45s is above ...").
+  mutating func duration(_ node: Node, _ field: String) -> (ms: UInt64, text: String)? {
+    guard let text = nonEmptyText(node, field) else { return nil }
+    guard let ms = Durations.milliseconds(text) else {
+      error(node, field, "'\(text)' is not a duration; write e.g. 30s, 2500ms or 3m (a bare number is seconds)")
+      return nil
+    }
+    return (ms, text)
+  }
+
+  /// One of a fixed set of words, with a suggestion when it is close to one.
+  mutating func choice<Value>(_ node: Node, _ field: String, _ options: [(String, Value)]) -> Value? {
+    guard let text = nonEmptyText(node, field) else { return nil }
+    if let match = options.first(where: { $0.0 == text }) { return match.1 }
+    let names = options.map(\.0)
+    error(
+      node, field,
+      "'\(text)' is not one of \(names.joined(separator: ", "))\(Suggestion.hint(for: text, in: names))")
+    return nil
+  }
+
+  /// A list of single values with their nodes.
+  mutating func stringList(_ node: Node, _ field: String, example: String) -> [(text: String, node: Node)]? {
+    guard let items = sequence(node, field, example: "a list such as \(example)") else { return nil }
+    var result: [(String, Node)] = []
+    for (index, item) in items.enumerated() {
+      if let text = nonEmptyText(item, "\(field)[\(index)]") { result.append((text, item)) }
+    }
+    return result.count == items.count ? result : nil
+  }
+
+  /// A pattern: a slot number of the boards' table, or a name.
+  mutating func patternReference(_ node: Node, _ field: String) -> PatternReference? {
+    guard let text = nonEmptyText(node, field) else { return nil }
+    if text.unicodeScalars.allSatisfy({ ("0"..."9").contains($0) }) {
+      guard let slot = Int(text), slot < PatternTable.maxSlots else {
+        error(node, field, "slot \(text) is out of range; a table has slots 0-\(PatternTable.maxSlots - 1)")
+        return nil
+      }
+      return .slot(UInt8(slot))
+    }
+    return .named(text)
+  }
+
+  /// A file path: `~` is the home directory, and a relative path is relative to the config file's folder.
+  mutating func path(_ node: Node, _ field: String) -> String? {
+    guard let text = nonEmptyText(node, field) else { return nil }
+    if text == "~" { return DaemonConfiguration.homeDirectory(environment: environment) }
+    if text.hasPrefix("~/") {
+      return DaemonConfiguration.homeDirectory(environment: environment) + "/" + text.dropFirst(2)
+    }
+    if text.hasPrefix("/") { return text }
+    guard let slash = file.lastIndex(of: "/") else { return text }
+    return String(file[...slash]) + text
+  }
+}

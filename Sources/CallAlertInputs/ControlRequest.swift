@@ -1,0 +1,221 @@
+import CallAlertEngine
+import Foundation
+
+/// One request of the control protocol: a JSON object per line, on standard input and on the Unix control
+/// socket (see docs/CONFIG.md, "Control protocol").
+///
+/// ```json
+/// {"type":"call","id":"c1","caller":"+4930123","name":"Alice","level":"time-sensitive"}
+/// {"type":"hangup","id":"c1"}
+/// {"type":"history","missed":true,"limit":20}
+/// ```
+public enum ControlRequest: Equatable, Sendable {
+  /// Something for the engine: `call`, `hangup`, `answered`, `ack`, `dnd`, `silent`.
+  case input(EngineInput)
+  /// A push payload, exactly as it appeared in the line, for ``PushPayload/parse(json:rules:receivedAt:source:)``
+  /// with the config's rules.
+  case push(payload: [UInt8])
+  /// Ask for the daemon's status.
+  case status
+  /// Ask for recent calls, newest first.
+  case history(missedOnly: Bool, limit: Int)
+  /// Re-read the config file.
+  case reload
+
+  /// The `limit` of a `history` request that gives none.
+  public static let defaultHistoryLimit = 20
+  /// The largest `limit` a `history` request may ask for.
+  public static let maximumHistoryLimit = 1_000
+
+  /// The request types and the fields each may have besides `type`.
+  public static let fields: KeyValuePairs<String, [String]> = [
+    "call": ["id", "caller", "name", "sent_at", "level", "pattern"],
+    "hangup": ["id"],
+    "answered": ["id"],
+    "ack": ["board"],
+    "dnd": ["mode"],
+    "silent": ["on"],
+    "push": ["payload"],
+    "status": [],
+    "history": ["missed", "limit"],
+    "reload": [],
+  ]
+
+  /// Parses one line.
+  ///
+  /// - Parameters:
+  ///   - line: The line, without its terminator.
+  ///   - source: Names the input in errors: `<stdin>`, `socket`.
+  ///   - lineNumber: The line's number in that input, from 1.
+  /// - Throws: ``InputError`` located at `source:line:column`, the column of the offending value (or key), with
+  ///   the field's name. Unknown fields are errors, so a typo never drops data silently. Blank lines are errors
+  ///   too (callers skip them).
+  public static func parse(line: String, source: String, lineNumber: Int) throws(InputError) -> ControlRequest {
+    let reader = ControlLineReader(bytes: Array(line.utf8), source: source, lineNumber: lineNumber)
+    return try reader.request()
+  }
+}
+
+/// Reads one control line, knowing where each value sits for error messages.
+struct ControlLineReader {
+  let bytes: [UInt8]
+  let source: String
+  let lineNumber: Int
+
+  /// `source:line:column` of a byte offset; columns count Unicode scalars from 1.
+  func location(_ offset: Int) -> String {
+    let column = String(decoding: bytes[..<min(max(offset, 0), bytes.count)], as: UTF8.self).unicodeScalars.count + 1
+    return "\(source):\(lineNumber):\(column)"
+  }
+
+  func error(_ offset: Int, _ field: String, _ message: String) -> InputError {
+    InputError(location: location(offset), field: field, message: message)
+  }
+
+  func request() throws(InputError) -> ControlRequest {
+    guard bytes.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) else {
+      throw error(0, "", "empty line; send one JSON object per line, e.g. {\"type\":\"status\"}")
+    }
+    let root: JSONValue
+    do {
+      root = try JSONParser.parse(bytes)
+    } catch {
+      throw self.error(error.offset, "", "JSON syntax error: \(error.message)")
+    }
+    guard let members = root.members else {
+      throw error(
+        root.start, "", "a request must be a JSON object such as {\"type\":\"status\"}, not \(root.kindDescription)")
+    }
+    var seen: Set<String> = []
+    for member in members where !seen.insert(member.key).inserted {
+      throw error(member.keyOffset, member.key, "appears twice; give each field once")
+    }
+    let types = ControlRequest.fields.map(\.key)
+    guard let typeValue = root["type"] else {
+      throw error(
+        root.start, "type", "missing; say what the line is with \"type\": one of \(types.joined(separator: ", "))")
+    }
+    guard let type = typeValue.string, let allowed = ControlRequest.fields.first(where: { $0.key == type })?.value
+    else {
+      let hint = typeValue.string.map { Suggestion.hint(for: $0, in: types) } ?? ""
+      throw error(typeValue.start, "type", "\(typeValue.quoted) is not one of \(types.joined(separator: ", "))\(hint)")
+    }
+    for member in members where member.key != "type" && !allowed.contains(member.key) {
+      let hint = Suggestion.hint(for: member.key, in: allowed)
+      let known = allowed.isEmpty ? "\(type) takes no other fields" : "\(type) takes \(allowed.joined(separator: ", "))"
+      throw error(member.keyOffset, member.key, "unknown field\(hint); \(known)")
+    }
+    return try request(type: type, root)
+  }
+
+  private func request(type: String, _ root: JSONValue) throws(InputError) -> ControlRequest {
+    switch type {
+    case "call":
+      let id = try callID(root, required: true, type: type) ?? ""
+      return .input(
+        .call(
+          IncomingCall(
+            id: id, callerNumber: try optionalText(root, "caller"), callerName: try optionalText(root, "name"),
+            sentAt: try sentAt(root), level: try level(root), patternHint: try optionalText(root, "pattern"))))
+    case "hangup":
+      return .input(.hangup(callID: try callID(root, required: true, type: type) ?? ""))
+    case "answered":
+      return .input(.answered(callID: try callID(root, required: false, type: type)))
+    case "ack":
+      return .input(.acknowledge(board: try optionalText(root, "board")))
+    case "dnd":
+      let value = try required(root, "mode", type: type)
+      let modes = ["on", "off", "scheduled"]
+      guard let text = value.string, let mode = DoNotDisturbMode(rawValue: text) else {
+        let hint = value.string.map { Suggestion.hint(for: $0, in: modes) } ?? ""
+        throw error(value.start, "mode", "\(value.quoted) is not one of \(modes.joined(separator: ", "))\(hint)")
+      }
+      return .input(.setDoNotDisturb(mode))
+    case "silent":
+      return .input(.setSilent(try bool(try required(root, "on", type: type), "on")))
+    case "push":
+      let value = try required(root, "payload", type: type)
+      guard value.members != nil else {
+        throw error(value.start, "payload", "must be the push payload as a JSON object, not \(value.kindDescription)")
+      }
+      return .push(payload: Array(bytes[value.start..<value.end]))
+    case "history":
+      let missed = try root["missed"].map { (value) throws(InputError) in try bool(value, "missed") } ?? false
+      var limit = ControlRequest.defaultHistoryLimit
+      if let value = root["limit"] {
+        guard case .number(let text) = value.kind, let number = Int(text),
+          (1...ControlRequest.maximumHistoryLimit).contains(number)
+        else {
+          throw error(
+            value.start, "limit",
+            "\(value.quoted) is not a whole number from 1 to \(ControlRequest.maximumHistoryLimit)")
+        }
+        limit = number
+      }
+      return .history(missedOnly: missed, limit: limit)
+    case "status": return .status
+    default: return .reload
+    }
+  }
+
+  private func required(_ root: JSONValue, _ field: String, type: String) throws(InputError) -> JSONValue {
+    guard let value = root[field] else { throw error(root.start, field, "missing; \(type) needs \"\(field)\"") }
+    return value
+  }
+
+  /// A call id: a non-empty string, or a whole number (taken as its digits).
+  private func callID(_ root: JSONValue, required: Bool, type: String) throws(InputError) -> String? {
+    guard let value = root["id"] else {
+      if required { throw error(root.start, "id", "missing; \(type) needs \"id\"") }
+      return nil
+    }
+    if value.isNull && !required { return nil }
+    switch value.kind {
+    case .string(let text) where !text.isEmpty: return text
+    case .number(let text) where text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }):
+      return text
+    default:
+      throw error(value.start, "id", "\(value.quoted) is not a call id; use a non-empty string such as \"c1\"")
+    }
+  }
+
+  /// A string or null; an empty string is null.
+  private func optionalText(_ root: JSONValue, _ field: String) throws(InputError) -> String? {
+    guard let value = root[field], !value.isNull else { return nil }
+    guard let text = value.string else {
+      throw error(value.start, field, "must be a string, not \(value.kindDescription) (\(value.quoted))")
+    }
+    return text.isEmpty ? nil : text
+  }
+
+  private func bool(_ value: JSONValue, _ field: String) throws(InputError) -> Bool {
+    guard case .bool(let flag) = value.kind else {
+      throw error(value.start, field, "\(value.quoted) is not true or false")
+    }
+    return flag
+  }
+
+  private func sentAt(_ root: JSONValue) throws(InputError) -> Date? {
+    guard let value = root["sent_at"], !value.isNull else { return nil }
+    let date: Date?
+    switch value.kind {
+    case .number(let text): date = Timestamp.date(number: text)
+    case .string(let text): date = Timestamp.date(text: text)
+    default: date = nil
+    }
+    guard let date else {
+      throw error(value.start, "sent_at", "\(value.quoted) is not a time; expected \(Timestamp.expected)")
+    }
+    return date
+  }
+
+  private func level(_ root: JSONValue) throws(InputError) -> InterruptionLevel {
+    guard let value = root["level"], !value.isNull else { return .active }
+    guard let text = value.string, let level = InterruptionLevel(rawValue: text) else {
+      let names = InterruptionLevel.allCases.map(\.rawValue)
+      let hint = value.string.map { Suggestion.hint(for: $0, in: names) } ?? ""
+      throw error(value.start, "level", "\(value.quoted) is not one of \(names.joined(separator: ", "))\(hint)")
+    }
+    return level
+  }
+}

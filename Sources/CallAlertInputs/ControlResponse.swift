@@ -1,0 +1,39 @@
+import Foundation
+
+/// The replies of the control protocol, one JSON object per line: `{"ok":true,...}` or
+/// `{"ok":false,"error":"..."}`.
+public enum ControlResponse {
+  /// `{"ok":true}`.
+  public static func ok() -> String { #"{"ok":true}"# }
+
+  /// `{"ok":true,"<key>":<value>}`, the value encoded with `JSONEncoder` (sorted keys, dates as ISO 8601
+  /// with milliseconds in UTC); a value that cannot be encoded gives a failure line instead.
+  public static func ok<Value: Encodable>(_ key: String, _ value: Value) -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    encoder.dateEncodingStrategy = .custom { date, encoder in
+      var container = encoder.singleValueContainer()
+      try container.encode(Timestamp.iso8601(date))
+    }
+    do {
+      let data = try encoder.encode(value)
+      return "{\"ok\":true,\(JSONText.quoted(key)):\(String(decoding: data, as: UTF8.self))}"
+    } catch {
+      return failure("cannot encode the reply: \(error)")
+    }
+  }
+
+  /// `{"ok":false,"error":"<location: field: message>","location":...,"field":...,"message":...}`.
+  public static func failure(_ error: InputError) -> String {
+    var members = [("ok", "false"), ("error", JSONText.quoted(error.description))]
+    members.append(("location", JSONText.quoted(error.location)))
+    if !error.field.isEmpty { members.append(("field", JSONText.quoted(error.field))) }
+    members.append(("message", JSONText.quoted(error.message)))
+    return JSONText.object(members)
+  }
+
+  /// `{"ok":false,"error":"<message>"}`.
+  public static func failure(_ message: String) -> String {
+    JSONText.object([("ok", "false"), ("error", JSONText.quoted(message))])
+  }
+}

@@ -1,0 +1,138 @@
+import CallAlertEngine
+import Foundation
+
+/// Writes engine events as lines for standard output and listeners: JSON (one object per line, for
+/// programs) or text (for people).
+public enum EventLine {
+  /// The event's name in both forms: ringing, suppressed, stopped, missed, missed_acknowledged, ignored.
+  public static func name(of event: EngineEvent) -> String {
+    switch event {
+    case .ringing: "ringing"
+    case .suppressed: "suppressed"
+    case .stopped: "stopped"
+    case .missed: "missed"
+    case .missedAcknowledged: "missed_acknowledged"
+    case .ignored: "ignored"
+    }
+  }
+
+  /// One JSON object, keys in a fixed order: `event`, `at` (ISO 8601, UTC, milliseconds), `call` (`id`,
+  /// `caller`, `name`, `level`, `sent_at`; only `id` for stopped and ignored), then the event's own fields:
+  ///
+  /// - ringing: `boards`, `pattern` (a slot number, a name, or "inline"), `cap_ms`, `silent`
+  /// - suppressed, stopped, missed, ignored: `reason`
+  /// - missed_acknowledged: `count`
+  public static func json(_ event: EngineEvent, at date: Date) -> String {
+    var members = [("event", JSONText.quoted(name(of: event))), ("at", JSONText.quoted(Timestamp.iso8601(date)))]
+    switch event {
+    case .ringing(let call, let boards, let pattern, let capMs, let silent):
+      members.append(("call", callObject(call)))
+      members.append(("boards", JSONText.array(boards)))
+      members.append(("pattern", patternJSON(pattern)))
+      members.append(("cap_ms", String(capMs)))
+      members.append(("silent", silent ? "true" : "false"))
+    case .suppressed(let call, let reason):
+      members.append(("call", callObject(call)))
+      members.append(("reason", JSONText.quoted(reason.rawValue)))
+    case .stopped(let callID, let reason):
+      members.append(("call", JSONText.object([("id", JSONText.quoted(callID))])))
+      members.append(("reason", JSONText.quoted(reason.rawValue)))
+    case .missed(let call, let reason):
+      members.append(("call", callObject(call)))
+      members.append(("reason", JSONText.quoted(reason.rawValue)))
+    case .missedAcknowledged(let count):
+      members.append(("count", String(count)))
+    case .ignored(let callID, let reason):
+      members.append(("call", JSONText.object([("id", JSONText.quoted(callID))])))
+      members.append(("reason", JSONText.quoted(reason.rawValue)))
+    }
+    return JSONText.object(members)
+  }
+
+  /// One readable line, the time in `timeZone`:
+  ///
+  /// ```text
+  /// 22:00:01 ringing c1 Alice (+4930123) on desk, bed: pattern office, 30 s
+  /// 22:00:09 stopped c1: hangup
+  /// ```
+  public static func text(_ event: EngineEvent, at date: Date, timeZone: TimeZone = .current) -> String {
+    let time = clock(date, timeZone)
+    switch event {
+    case .ringing(let call, let boards, let pattern, let capMs, let silent):
+      let boardList = boards.isEmpty ? "no board" : boards.joined(separator: ", ")
+      var line = "\(time) ringing \(call.id) \(caller(call)) on \(boardList): "
+      line += "\(patternText(pattern)), \(seconds(capMs))"
+      if call.level != .active { line += ", \(call.level.rawValue)" }
+      if silent { line += ", silent (motor only)" }
+      return line
+    case .suppressed(let call, let reason):
+      return "\(time) suppressed \(call.id) \(caller(call)): \(reason.rawValue)"
+    case .stopped(let callID, let reason):
+      return "\(time) stopped \(callID): \(reason.rawValue)"
+    case .missed(let call, let reason):
+      return "\(time) missed \(call.id) \(caller(call)): \(reason.rawValue)"
+    case .missedAcknowledged(let count):
+      return "\(time) missed calls acknowledged: \(count)"
+    case .ignored(let callID, let reason):
+      return "\(time) ignored \(callID): \(reason.rawValue)"
+    }
+  }
+
+  private static func callObject(_ call: IncomingCall) -> String {
+    JSONText.object([
+      ("id", JSONText.quoted(call.id)), ("caller", JSONText.quoted(call.callerNumber)),
+      ("name", JSONText.quoted(call.callerName)), ("level", JSONText.quoted(call.level.rawValue)),
+      ("sent_at", JSONText.quoted(call.sentAt.map(Timestamp.iso8601))),
+    ])
+  }
+
+  private static func patternJSON(_ pattern: PatternReference) -> String {
+    switch pattern {
+    case .slot(let slot): String(slot)
+    case .named(let name): JSONText.quoted(name)
+    case .inline: JSONText.quoted("inline")
+    }
+  }
+
+  private static func patternText(_ pattern: PatternReference) -> String {
+    switch pattern {
+    case .slot(let slot): "pattern slot \(slot)"
+    case .named(let name): "pattern \(name)"
+    case .inline: "inline pattern"
+    }
+  }
+
+  /// "Alice (+4930123)", "Alice", "+4930123", or "withheld".
+  private static func caller(_ call: IncomingCall) -> String {
+    switch (call.callerName, call.callerNumber) {
+    case (let name?, let number?): "\(name) (\(number))"
+    case (let name?, nil): name
+    case (nil, let number?): number
+    case (nil, nil): "withheld"
+    }
+  }
+
+  /// "30 s", "12.5 s", "0.25 s".
+  private static func seconds(_ ms: UInt64) -> String {
+    var text = "\(ms / 1_000)"
+    if ms % 1_000 != 0 {
+      var fraction = String(ms % 1_000)
+      fraction = String(repeating: "0", count: 3 - fraction.count) + fraction
+      while fraction.hasSuffix("0") { fraction.removeLast() }
+      text += "." + fraction
+    }
+    return text + " s"
+  }
+
+  /// HH:MM:SS in the time zone.
+  private static func clock(_ date: Date, _ timeZone: TimeZone) -> String {
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = timeZone
+    let parts = calendar.dateComponents([.hour, .minute, .second], from: date)
+    func pad(_ value: Int?) -> String {
+      let value = value ?? 0
+      return value < 10 ? "0\(value)" : "\(value)"
+    }
+    return "\(pad(parts.hour)):\(pad(parts.minute)):\(pad(parts.second))"
+  }
+}

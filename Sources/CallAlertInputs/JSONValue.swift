@@ -1,0 +1,112 @@
+/// A JSON value read by ``JSONParser``, with the byte offsets it came from so that errors can point at it.
+///
+/// Numbers keep their text: `1`, `1.0` and `1e3` stay as written, and a call id `12345` reads back as
+/// "12345" without a detour through floating point.
+struct JSONValue {
+  /// What the value is.
+  enum Kind {
+    case null
+    case bool(Bool)
+    /// The number as written.
+    case number(String)
+    case string(String)
+    case array([JSONValue])
+    /// Members in the order written; duplicate keys are kept (lookups take the last, as most readers do).
+    case object([JSONMember])
+  }
+
+  /// What the value is.
+  var kind: Kind
+  /// The offset of the value's first byte in the parsed bytes.
+  var start: Int
+  /// The offset one past the value's last byte.
+  var end: Int
+
+  /// The members of an object, or nil.
+  var members: [JSONMember]? {
+    if case .object(let members) = kind { return members }
+    return nil
+  }
+
+  /// The elements of an array, or nil.
+  var elements: [JSONValue]? {
+    if case .array(let elements) = kind { return elements }
+    return nil
+  }
+
+  /// The text of a string, or nil.
+  var string: String? {
+    if case .string(let text) = kind { return text }
+    return nil
+  }
+
+  /// The member `key` of an object (the last one when repeated), or nil.
+  subscript(key: String) -> JSONValue? {
+    members?.last { $0.key == key }?.value
+  }
+
+  /// The value at `path`, or nil when any step is missing or of the wrong kind.
+  func value(at path: JSONPath) -> JSONValue? {
+    var current = self
+    for component in path.components {
+      switch component {
+      case .key(let key):
+        guard let next = current[key] else { return nil }
+        current = next
+      case .index(let index):
+        guard let elements = current.elements, index < elements.count else { return nil }
+        current = elements[index]
+      }
+    }
+    return current
+  }
+
+  /// Whether the value is JSON's `null`.
+  var isNull: Bool {
+    if case .null = kind { return true }
+    return false
+  }
+
+  /// A scalar as text: a string as is, a number as written, `true`/`false`; nil for null, arrays, objects.
+  var scalarText: String? {
+    switch kind {
+    case .string(let text): text
+    case .number(let text): text
+    case .bool(let value): value ? "true" : "false"
+    case .null, .array, .object: nil
+    }
+  }
+
+  /// A short name of the value's kind for messages: "a string", "a number", "an object"...
+  var kindDescription: String {
+    switch kind {
+    case .null: "null"
+    case .bool: "a boolean"
+    case .number: "a number"
+    case .string: "a string"
+    case .array: "an array"
+    case .object: "an object"
+    }
+  }
+
+  /// The value as written in messages: strings quoted, numbers and literals as is, containers by kind.
+  var quoted: String {
+    switch kind {
+    case .string(let text): JSONText.quoted(text)
+    case .number(let text): text
+    case .bool(let value): value ? "true" : "false"
+    case .null: "null"
+    case .array, .object: kindDescription
+    }
+  }
+}
+
+/// One `"key": value` of a JSON object.
+struct JSONMember {
+  /// The key.
+  var key: String
+  /// The offset of the key's opening quote.
+  var keyOffset: Int
+  /// The value.
+  var value: JSONValue
+}

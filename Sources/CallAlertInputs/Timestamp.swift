@@ -1,0 +1,147 @@
+import Foundation
+
+/// Reads and writes the timestamps of push payloads, control lines and event lines.
+///
+/// Numbers are Unix time in seconds or milliseconds, told apart by magnitude: below 10^11 they are
+/// seconds (10^11 s is the year 5138), from there to 10^14 milliseconds (10^11 ms is 1973). Strings are
+/// such a number or ISO 8601 with a zone: `2026-11-21T22:00:00Z`, `2026-11-21T23:00:00.250+01:00`.
+/// The calendar arithmetic is done here, not with `DateFormatter`, so it reads the same on every platform.
+enum Timestamp {
+  /// Seconds below this, milliseconds from here on.
+  static let millisecondThreshold = 1e11
+  /// Nothing at or above this is a timestamp.
+  static let upperLimit = 1e14
+
+  /// What a timestamp that cannot be read looks like, for messages.
+  static let expected = "Unix seconds, Unix milliseconds or ISO 8601 such as 2026-11-21T22:00:00Z"
+
+  /// A date from a number's text; nil when it is not a number, or not positive, or too large.
+  static func date(number text: String) -> Date? {
+    guard let value = Double(text), value.isFinite, value > 0, value < upperLimit else { return nil }
+    return Date(timeIntervalSince1970: value < millisecondThreshold ? value : value / 1_000)
+  }
+
+  /// A date from a string: a number as in ``date(number:)``, or ISO 8601 with a zone.
+  static func date(text: String) -> Date? {
+    let trimmed = text.trimmingCharacters(in: .whitespaces)
+    if let first = trimmed.unicodeScalars.first, first == "+" || ("0"..."9").contains(first),
+      trimmed.unicodeScalars.allSatisfy({ ("0"..."9").contains($0) || $0 == "." })
+    {
+      return date(number: trimmed)
+    }
+    return iso8601(trimmed)
+  }
+
+  /// Parses `YYYY-MM-DDTHH:MM[:SS[.fraction]]` followed by `Z` or `±HH[:MM]`; `T` may be a space.
+  static func iso8601(_ text: String) -> Date? {
+    var reader = Array(text.utf8)[...]
+    func number(_ width: Int) -> Int? {
+      guard reader.count >= width else { return nil }
+      var value = 0
+      for byte in reader.prefix(width) {
+        guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+        value = value * 10 + Int(byte - UInt8(ascii: "0"))
+      }
+      reader = reader.dropFirst(width)
+      return value
+    }
+    func take(_ byte: UInt8) -> Bool {
+      guard reader.first == byte else { return false }
+      reader = reader.dropFirst()
+      return true
+    }
+    guard let year = number(4), take(UInt8(ascii: "-")), let month = number(2), take(UInt8(ascii: "-")),
+      let day = number(2), take(UInt8(ascii: "T")) || take(UInt8(ascii: "t")) || take(UInt8(ascii: " ")),
+      let hour = number(2), take(UInt8(ascii: ":")), let minute = number(2)
+    else { return nil }
+    var second = 0
+    var fraction = 0.0
+    if take(UInt8(ascii: ":")) {
+      guard let value = number(2) else { return nil }
+      second = value
+      if take(UInt8(ascii: ".")) || take(UInt8(ascii: ",")) {
+        var scale = 0.1
+        var digits = 0
+        while let byte = reader.first, byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
+          fraction += Double(byte - UInt8(ascii: "0")) * scale
+          scale /= 10
+          digits += 1
+          reader = reader.dropFirst()
+        }
+        guard digits > 0 else { return nil }
+      }
+    }
+    var offsetSeconds = 0
+    if take(UInt8(ascii: "Z")) || take(UInt8(ascii: "z")) {
+      offsetSeconds = 0
+    } else if let sign = reader.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") {
+      reader = reader.dropFirst()
+      guard let hours = number(2) else { return nil }
+      _ = take(UInt8(ascii: ":"))
+      let minutes = reader.isEmpty ? 0 : number(2)
+      guard let minutes, hours <= 23, minutes <= 59 else { return nil }
+      offsetSeconds = (hours * 3_600 + minutes * 60) * (sign == UInt8(ascii: "+") ? 1 : -1)
+    } else {
+      return nil
+    }
+    guard reader.isEmpty, (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
+      hour <= 23, minute <= 59, second <= 60
+    else { return nil }
+    let days = daysFromCivil(year: year, month: month, day: day)
+    let seconds = days * 86_400 + hour * 3_600 + minute * 60 + second - offsetSeconds
+    return Date(timeIntervalSince1970: Double(seconds) + fraction)
+  }
+
+  /// `2026-11-21T22:00:01.250Z`: UTC, always with milliseconds, so lines sort as text.
+  static func iso8601(_ date: Date) -> String {
+    let totalMs = Int64((date.timeIntervalSince1970 * 1_000).rounded(.down))
+    let ms = Int((totalMs % 1_000 + 1_000) % 1_000)
+    let totalSeconds = (totalMs - Int64(ms)) / 1_000
+    var days = Int(totalSeconds / 86_400)
+    var secondOfDay = Int(totalSeconds % 86_400)
+    if secondOfDay < 0 {
+      secondOfDay += 86_400
+      days -= 1
+    }
+    let (year, month, day) = civilFromDays(days)
+    func pad(_ value: Int, _ width: Int) -> String {
+      let text = String(value)
+      return String(repeating: "0", count: max(0, width - text.count)) + text
+    }
+    return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondOfDay / 3_600, 2)):"
+      + "\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2)).\(pad(ms, 3))Z"
+  }
+
+  private static func isLeap(_ year: Int) -> Bool { year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) }
+
+  private static func daysIn(month: Int, year: Int) -> Int {
+    switch month {
+    case 2: isLeap(year) ? 29 : 28
+    case 4, 6, 9, 11: 30
+    default: 31
+    }
+  }
+
+  /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
+  private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+    let y = month <= 2 ? year - 1 : year
+    let era = (y >= 0 ? y : y - 399) / 400
+    let yearOfEra = y - era * 400
+    let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+    let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+    return era * 146_097 + dayOfEra - 719_468
+  }
+
+  /// The date of a day count since 1970-01-01 (`civil_from_days`).
+  private static func civilFromDays(_ days: Int) -> (year: Int, month: Int, day: Int) {
+    let z = days + 719_468
+    let era = (z >= 0 ? z : z - 146_096) / 146_097
+    let dayOfEra = z - era * 146_097
+    let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+    let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+    let mp = (5 * dayOfYear + 2) / 153
+    let day = dayOfYear - (153 * mp + 2) / 5 + 1
+    let month = mp < 10 ? mp + 3 : mp - 9
+    return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+  }
+}
