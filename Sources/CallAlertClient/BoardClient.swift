@@ -134,7 +134,7 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
   }
 
   private func performHandshake() async -> Result<BoardInfo, BoardClientError> {
-    let abandoned = endpoint.restart(nonce: 0, firstSequence: endpoint.sender.nextSequence)
+    let abandoned = endpoint.restart(nonce: endpoint.nonce, firstSequence: endpoint.sender.nextSequence)
     for case .failed(let sequence, _) in abandoned { waiting.removeValue(forKey: sequence)?.resume(returning: .failure(.boardRestarted)) }
     playingTokens.removeAll()
     let hello = options.hello

@@ -141,11 +141,15 @@ public struct LinkEndpoint: Sendable {
     sender.resume(now: now, into: &output)
   }
 
-  /// (Host) Starts over after the board restarted or the port reopened: forgets what it knew of the
-  /// board's event sequence, fails every pending command, and takes `nonce` as the board's.
+  /// (Host) Starts over after the board restarted or the port reopened: fails every pending command and
+  /// takes `nonce` as the board's. The board's event sequence is forgotten only when the nonce changes
+  /// (a new boot); under the same nonce the board continues its numbering, and forgetting it would take
+  /// a retransmitted event for a new one.
   public mutating func restart(nonce: UInt32, firstSequence: UInt16) -> [Delivery] {
-    self.nonce = nonce
-    receiver.reset()
+    if nonce != self.nonce {
+      self.nonce = nonce
+      receiver.reset()
+    }
     decoder.reset()
     return sender.reset(firstSequence: firstSequence).map {
       if case .failed(let sequence, let type) = $0 { return .failed(sequence: sequence, type: type) }

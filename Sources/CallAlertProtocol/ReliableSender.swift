@@ -131,7 +131,10 @@ public struct ReliableSender: Sendable {
   public var pendingFrames: [Frame] { inFlight.map { $0.frame } + queued }
 
   private mutating func fill(now: UInt64, into out: inout [UInt8]) {
-    while !paused, inFlight.count < window, !queued.isEmpty {
+    // Go-back-N counts the span from the oldest unanswered frame, not the frames in flight: the receiver
+    // remembers answers for `window` sequences behind its expectation, so a frame whose answer was lost
+    // must never fall further behind than that, or its retransmission could no longer be answered.
+    while !paused, let next = queued.first, inFlight.isEmpty || Int(next.sequence &- inFlight[0].frame.sequence) < window {
       let frame = queued.removeFirst()
       let wire = frame.encoded()
       let ahead = inFlight.reduce(0) { $0 + $1.wire.count } + wire.count

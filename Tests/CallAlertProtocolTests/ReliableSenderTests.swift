@@ -1,0 +1,234 @@
+import CallAlertProtocol
+import Testing
+
+/// ReliableSender: sequence numbering, the window, go-back-N retransmission on timeout, giving up after maxTries,
+/// resuming, and fast retransmission on a sequence-gap NAK.
+@Suite struct ReliableSenderTests {
+  /// Three tries, 100 ms plus line time.
+  static let timing = LinkTiming(baseTimeoutMs: 100, bytesPerMs: 11, maxTries: 3)
+
+  /// A PING frame numbered by the sender.
+  static func ping(_ tag: UInt8) -> Frame {
+    Frame(sequence: 0, type: MessageType.ping.rawValue, nonce: 1, payload: [tag])
+  }
+
+  /// The board's answer to the frame with `sequence`.
+  static func pong(_ sequence: UInt16) -> Frame {
+    Frame(flags: .response, sequence: sequence, type: MessageType.ping.rawValue, nonce: 1, payload: [0xEE])
+  }
+
+  /// The board's sequence-gap NAK to the frame with `sequence`, naming the one it expected.
+  static func gapNak(_ sequence: UInt16, expected: UInt16) -> Frame {
+    Message.nak(to: MessageType.ping.rawValue, Nak(.sequenceGap, detail: UInt32(expected))).frame(
+      sequence: sequence, nonce: 1)
+  }
+
+  /// The sequences of the frames in `bytes`, in order.
+  static func sequences(in bytes: [UInt8]) -> [UInt16] {
+    var decoder = FrameDecoder()
+    return decoder.feed(bytes).map {
+      guard case .frame(let frame) = $0 else { return 0xDEAD }
+      return frame.sequence
+    }
+  }
+
+  @Test func sequencesStartAtTheFirstAndWrapAfterFFFF() {
+    var sender = ReliableSender(window: 4, timing: Self.timing, firstSequence: 0xFFFE)
+    var out: [UInt8] = []
+    let assigned = (0..<3).map { sender.send(Self.ping(UInt8($0)), now: 0, into: &out) }
+    #expect(assigned == [0xFFFE, 0xFFFF, 0x0000])
+    #expect(Self.sequences(in: out) == assigned, "the frames on the wire carry the assigned sequences")
+    #expect(sender.nextSequence == 1)
+  }
+
+  @Test func windowLimitsWhatIsInFlightAndAnAnswerMakesRoom() {
+    var sender = ReliableSender(window: 2, timing: Self.timing)
+    var out: [UInt8] = []
+    for tag in 0..<3 { sender.send(Self.ping(UInt8(tag)), now: 0, into: &out) }
+    #expect(Self.sequences(in: out) == [0, 1])
+    #expect(sender.inFlightCount == 2 && sender.queuedCount == 1)
+    out.removeAll()
+    let completion = sender.receive(response: Self.pong(0), now: 5, into: &out)
+    #expect(completion == .answered(sequence: 0, response: Self.pong(0)))
+    #expect(Self.sequences(in: out) == [2], "the queued frame goes out when the window has room")
+    #expect(sender.inFlightCount == 2 && sender.queuedCount == 0)
+    #expect(sender.pendingFrames.map(\.sequence) == [1, 2])
+  }
+
+  @Test func deadlineAllowsForTheBytesAheadOfTheAnswer() {
+    var sender = ReliableSender(window: 2, timing: Self.timing)
+    var out: [UInt8] = []
+    sender.send(Self.ping(0), now: 1000, into: &out)
+    let wire = out.count
+    #expect(sender.nextDeadline == 1000 + 100 + UInt64(2 * wire / 11))
+    sender.send(Self.ping(1), now: 1000, into: &out)
+    #expect(sender.nextDeadline == 1000 + 100 + UInt64(2 * wire / 11), "the earliest deadline")
+    #expect(LinkTiming.standard.timeout(bytesAhead: 1100) == 100 + 200)
+  }
+
+  @Test func timeoutRetransmitsEverythingFromTheOldestOverdueFrame() throws {
+    var sender = ReliableSender(window: 3, timing: Self.timing)
+    var out: [UInt8] = []
+    for tag in 0..<3 { sender.send(Self.ping(UInt8(tag)), now: 0, into: &out) }
+    out.removeAll()
+    _ = sender.receive(response: Self.pong(1), now: 10, into: &out)
+    let deadline = try #require(sender.nextDeadline)
+    #expect(sender.poll(now: deadline - 1, into: &out).isEmpty)
+    #expect(out.isEmpty, "nothing is resent before the deadline")
+    #expect(sender.poll(now: deadline, into: &out).isEmpty)
+    #expect(Self.sequences(in: out) == [0, 2], "go-back-N over what is still in flight")
+    #expect(sender.retransmissions == 2)
+    #expect(try #require(sender.nextDeadline) > deadline)
+  }
+
+  @Test func exhaustedTriesFailEverythingInFlightAndPause() throws {
+    var sender = ReliableSender(window: 2, timing: Self.timing)
+    var out: [UInt8] = []
+    for tag in 0..<3 { sender.send(Self.ping(UInt8(tag)), now: 0, into: &out) }
+    var transmissions = Self.sequences(in: out)
+    var failures: [ReliableSender.Completion] = []
+    while failures.isEmpty, let deadline = sender.nextDeadline {
+      out.removeAll()
+      failures = sender.poll(now: deadline, into: &out)
+      transmissions += Self.sequences(in: out)
+    }
+    #expect(transmissions.filter { $0 == 0 }.count == 3, "three tries of frame 0")
+    #expect(transmissions.filter { $0 == 1 }.count == 3)
+    #expect(!transmissions.contains(2), "the queued frame never went out")
+    #expect(failures == [.failed(sequence: 0, type: 0x02), .failed(sequence: 1, type: 0x02)])
+    #expect(sender.isPaused)
+    #expect(sender.nextDeadline == nil)
+    out.removeAll()
+    #expect(sender.poll(now: 1_000_000, into: &out).isEmpty)
+    sender.send(Self.ping(3), now: 1_000_000, into: &out)
+    #expect(out.isEmpty, "a paused sender sends nothing")
+    #expect(sender.pendingFrames.map(\.sequence) == [0, 1, 2, 3], "failed frames are kept for a resume")
+  }
+
+  @Test func resumeResendsWithFreshTries() throws {
+    var sender = ReliableSender(window: 2, timing: Self.timing)
+    var out: [UInt8] = []
+    for tag in 0..<3 { sender.send(Self.ping(UInt8(tag)), now: 0, into: &out) }
+    while !sender.isPaused, let deadline = sender.nextDeadline { _ = sender.poll(now: deadline, into: &out) }
+    out.removeAll()
+    sender.resume(now: 5000, into: &out)
+    #expect(!sender.isPaused)
+    #expect(Self.sequences(in: out) == [0, 1])
+    // A full set of tries again: two more retransmissions, then failure.
+    var polls = 0
+    while !sender.isPaused, let deadline = sender.nextDeadline {
+      _ = sender.poll(now: deadline, into: &out)
+      polls += 1
+    }
+    #expect(polls == 3, "two retransmissions and the failing poll")
+    sender.resume(now: 90_000, into: &out)
+    out.removeAll()
+    #expect(sender.receive(response: Self.pong(0), now: 90_001, into: &out) != nil)
+    #expect(Self.sequences(in: out) == [2], "an answer after resuming lets the queued frame out")
+  }
+
+  @Test func lateAnswerWhilePausedStillCompletes() {
+    var sender = ReliableSender(window: 1, timing: Self.timing)
+    var out: [UInt8] = []
+    sender.send(Self.ping(0), now: 0, into: &out)
+    sender.send(Self.ping(1), now: 0, into: &out)
+    while !sender.isPaused, let deadline = sender.nextDeadline { _ = sender.poll(now: deadline, into: &out) }
+    out.removeAll()
+    #expect(
+      sender.receive(response: Self.pong(0), now: 9999, into: &out) == .answered(sequence: 0, response: Self.pong(0)))
+    #expect(out.isEmpty, "still paused: the queued frame waits for resume")
+  }
+
+  @Test func answersToNothingInFlightAreIgnored() {
+    var sender = ReliableSender(window: 2, timing: Self.timing)
+    var out: [UInt8] = []
+    sender.send(Self.ping(0), now: 0, into: &out)
+    #expect(sender.receive(response: Self.pong(7), now: 1, into: &out) == nil, "unknown sequence")
+    var otherType = Self.pong(0)
+    otherType.type = MessageType.getStatus.rawValue
+    #expect(sender.receive(response: otherType, now: 1, into: &out) == nil, "same sequence, other type")
+    #expect(sender.receive(response: Self.pong(0), now: 2, into: &out) != nil)
+    #expect(sender.receive(response: Self.pong(0), now: 3, into: &out) == nil, "a duplicate answer")
+    #expect(sender.isIdle)
+  }
+
+  @Test func refusalOtherThanAGapCompletesTheFrame() {
+    var sender = ReliableSender(window: 1, timing: Self.timing)
+    var out: [UInt8] = []
+    sender.send(Self.ping(0), now: 0, into: &out)
+    let refusal = Message.nak(to: MessageType.ping.rawValue, Nak(.noSession)).frame(sequence: 0, nonce: 1)
+    #expect(sender.receive(response: refusal, now: 1, into: &out) == .answered(sequence: 0, response: refusal))
+  }
+
+  @Test func gapNakResendsFromTheMissingFrame() {
+    var sender = ReliableSender(window: 4, timing: Self.timing)
+    var out: [UInt8] = []
+    for tag in 0..<4 { sender.send(Self.ping(UInt8(tag)), now: 0, into: &out) }
+    _ = sender.receive(response: Self.pong(0), now: 5, into: &out)
+    out.removeAll()
+    // Frame 1 was lost; the board refuses 2 naming 1.
+    #expect(sender.receive(response: Self.gapNak(2, expected: 1), now: 6, into: &out) == nil)
+    #expect(Self.sequences(in: out) == [1, 2, 3])
+    #expect(sender.inFlightCount == 3, "a gap NAK completes nothing")
+    #expect(sender.retransmissions == 3)
+  }
+
+  @Test func gapNakNamingAFrameNotInFlightIsIgnored() {
+    var sender = ReliableSender(window: 4, timing: Self.timing)
+    var out: [UInt8] = []
+    for tag in 0..<2 { sender.send(Self.ping(UInt8(tag)), now: 0, into: &out) }
+    out.removeAll()
+    #expect(sender.receive(response: Self.gapNak(1, expected: 40), now: 6, into: &out) == nil)
+    #expect(out.isEmpty)
+  }
+
+  /// PROTOCOL.md §5.3 rule 6 (fixed in eafb150: the first version's stamp check never suppressed anything).
+  @Test func laterGapNaksFromTheSameBurstAreSuppressed() {
+    var sender = ReliableSender(window: 4, timing: Self.timing)
+    var out: [UInt8] = []
+    for tag in 0..<4 { sender.send(Self.ping(UInt8(tag)), now: 0, into: &out) }
+    out.removeAll()
+    // Frame 0 was lost; the board refused 1, 2 and 3, each naming 0, before it saw the resent 0.
+    _ = sender.receive(response: Self.gapNak(1, expected: 0), now: 10, into: &out)
+    #expect(Self.sequences(in: out) == [0, 1, 2, 3], "the first gap NAK resends from frame 0")
+    out.removeAll()
+    _ = sender.receive(response: Self.gapNak(2, expected: 0), now: 11, into: &out)
+    _ = sender.receive(response: Self.gapNak(3, expected: 0), now: 12, into: &out)
+    #expect(Self.sequences(in: out) == [], "frame 0 was already resent after 1, 2 and 3 went out")
+    #expect(sender.retransmissions == 4)
+  }
+
+  @Test func gapNakResendsAgainAfterTheResendTimedOut() throws {
+    var sender = ReliableSender(window: 4, timing: Self.timing)
+    var out: [UInt8] = []
+    for tag in 0..<3 { sender.send(Self.ping(UInt8(tag)), now: 0, into: &out) }
+    _ = sender.receive(response: Self.gapNak(1, expected: 0), now: 10, into: &out)
+    let deadline = try #require(sender.nextDeadline)
+    _ = sender.poll(now: deadline, into: &out)  // the fast resend was lost too: timeout, go-back-N
+    out.removeAll()
+    _ = sender.receive(response: Self.gapNak(2, expected: 0), now: deadline + 1, into: &out)
+    #expect(Self.sequences(in: out) == [0, 1, 2], "a gap NAK after the timeout is news again")
+  }
+
+  @Test func gapNakNamingAnotherFrameAfterAnAnswerResends() {
+    var sender = ReliableSender(window: 4, timing: Self.timing)
+    var out: [UInt8] = []
+    for tag in 0..<4 { sender.send(Self.ping(UInt8(tag)), now: 0, into: &out) }
+    _ = sender.receive(response: Self.gapNak(1, expected: 0), now: 10, into: &out)
+    _ = sender.receive(response: Self.pong(0), now: 11, into: &out)
+    out.removeAll()
+    // Frame 1's resend was lost: the board, now expecting 1, refuses 2 naming 1.
+    _ = sender.receive(response: Self.gapNak(2, expected: 1), now: 12, into: &out)
+    #expect(Self.sequences(in: out) == [1, 2, 3])
+  }
+
+  @Test func resetFailsEverythingAndRestartsNumbering() {
+    var sender = ReliableSender(window: 2, timing: Self.timing)
+    var out: [UInt8] = []
+    for tag in 0..<3 { sender.send(Self.ping(UInt8(tag)), now: 0, into: &out) }
+    let dropped = sender.reset(firstSequence: 100)
+    #expect(dropped == [.failed(sequence: 0, type: 2), .failed(sequence: 1, type: 2), .failed(sequence: 2, type: 2)])
+    #expect(sender.isIdle && !sender.isPaused && sender.nextDeadline == nil)
+    #expect(sender.send(Self.ping(9), now: 1, into: &out) == 100)
+  }
+}
