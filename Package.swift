@@ -60,12 +60,26 @@ let package = Package(
       dependencies: ["CallAlertEngine", .product(name: "GRDB", package: "GRDB.swift")],
       swiftSettings: strictSettings),
 
+    // Host: the daemon: the engine at work, board drivers, the control socket, the demo.
+    .target(
+      name: "CallAlertDaemon",
+      dependencies: [
+        "CallAlertEngine", "CallAlertInputs", "CallAlertHistory", "CallAlertClient", "CallAlertSerial",
+        "CallAlertPatterns", "CallAlertProtocol", "CallAlertVirtualBoard", "CallAlertBoardCore",
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+      ],
+      swiftSettings: strictSettings),
+
     // Executables.
     .executableTarget(
       name: "callalert",
       dependencies: [
         "CallAlertProtocol", "CallAlertBoardCore", "CallAlertSerial", "CallAlertVirtualBoard", "CallAlertClient",
+        "CallAlertDaemon", "CallAlertInputs", "CallAlertHistory", "CallAlertEngine", "CallAlertPatterns",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "Logging", package: "swift-log"),
       ],
       path: "Tools/callalert",
       swiftSettings: strictSettings
@@ -118,6 +132,15 @@ let package = Package(
     .testTarget(
       name: "CallAlertHistoryTests",
       dependencies: ["CallAlertHistory", "CallAlertEngine"],
+      swiftSettings: strictSettings
+    ),
+    .testTarget(
+      name: "CallAlertDaemonTests",
+      dependencies: [
+        "CallAlertDaemon", "CallAlertVirtualBoard", "CallAlertSerial", "CallAlertProtocol",
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+      ],
       swiftSettings: strictSettings
     ),
     .testTarget(

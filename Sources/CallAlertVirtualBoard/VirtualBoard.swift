@@ -22,6 +22,10 @@ public final class VirtualBoard {
   public private(set) var bootCount = 1
   /// Bytes the core produced for the host and not yet taken.
   private var pending: [UInt8] = []
+  /// Called with the playing token whenever it changes (nil: nothing plays), so tests can wait for "a call
+  /// rings" and "nothing rings" as events, independent of a pattern's own silent steps.
+  public var onPlaybackChange: ((UInt32?) -> Void)?
+  private var lastToken: UInt32?
 
   /// Boots a board at `nowMs` (power-on).
   public init(configuration: BoardConfiguration = .virtualDefault, flash: VirtualFlash = VirtualFlash(), seed: UInt64 = 1, nowMs: UInt64 = 0) {
@@ -94,6 +98,10 @@ public final class VirtualBoard {
 
   private func collect() {
     pending.append(contentsOf: core.takeOutput())
+    if core.playingToken != lastToken {
+      lastToken = core.playingToken
+      onPlaybackChange?(lastToken)
+    }
   }
 }
 

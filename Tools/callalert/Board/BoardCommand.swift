@@ -5,7 +5,7 @@ extension CallAlertCommand {
   struct Board: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
       abstract: "Run a virtual board, or talk to one board directly.",
-      subcommands: [Simulate.self, Info.self, Status.self, Play.self, Stop.self, Reset.self]
+      subcommands: [Simulate.self, Qemu.self, Info.self, Status.self, Play.self, Stop.self, Reset.self]
     )
   }
 }

@@ -1,0 +1,146 @@
+import CallAlertEngine
+import CallAlertSerial
+import CallAlertProtocol
+import Foundation
+import Logging
+
+/// The daemon's heart: the alert engine, fed by every input, woken exactly at its deadlines, with its
+/// effects carried out by the board drivers and its events recorded and published.
+public actor AlertService<C: Clock> where C.Duration == Duration {
+  /// Opens a transport to a board, by the board's name.
+  public typealias Connector = @Sendable () async throws -> any ByteTransport
+
+  /// An event as published: what happened and when (wall clock).
+  public struct Published: Sendable {
+    /// The event.
+    public var event: EngineEvent
+    /// When it happened.
+    public var at: Date
+  }
+
+  private var engine: AlertEngine
+  private let clock: C
+  private let start: C.Instant
+  private let wallClock: @Sendable () -> Date
+  private let logger: Logger
+  private let recorder: (@Sendable (EngineEvent, Date) -> Void)?
+  private var drivers: [String: BoardDriver<C>] = [:]
+  private var connectors: [String: Connector]
+  private var subscribers: [UUID: AsyncStream<Published>.Continuation] = [:]
+  private var timer: Task<Void, Never>?
+
+  /// Creates the service.
+  ///
+  /// - Parameters:
+  ///   - connectors: how to reach each configured board, by name.
+  ///   - wallClock: the wall clock (quiet hours, sent-at lateness); injected for tests and the demo.
+  ///   - recorder: called for every event (the history); errors are the recorder's to log.
+  public init(
+    configuration: EngineConfiguration, connectors: [String: Connector], clock: C,
+    wallClock: @escaping @Sendable () -> Date = { Date() }, logger: Logger,
+    recorder: (@Sendable (EngineEvent, Date) -> Void)? = nil
+  ) {
+    self.clock = clock
+    start = clock.now
+    self.wallClock = wallClock
+    self.logger = logger
+    self.recorder = recorder
+    self.connectors = connectors
+    engine = AlertEngine(configuration: configuration, now: EngineTime(monotonicMs: 0, wall: wallClock()))
+  }
+
+  /// The engine's time now.
+  public var now: EngineTime {
+    let (seconds, attoseconds) = start.duration(to: clock.now).components
+    let ms = UInt64(max(0, seconds)) * 1_000 + UInt64(max(0, attoseconds)) / 1_000_000_000_000_000
+    return EngineTime(monotonicMs: ms, wall: wallClock())
+  }
+
+  /// A stream of every event from now on.
+  public func subscribe() -> AsyncStream<Published> {
+    let (stream, continuation) = AsyncStream.makeStream(of: Published.self, bufferingPolicy: .bufferingNewest(1_024))
+    let id = UUID()
+    subscribers[id] = continuation
+    continuation.onTermination = { [weak self] _ in Task { await self?.unsubscribe(id) } }
+    return stream
+  }
+
+  private func unsubscribe(_ id: UUID) { subscribers[id] = nil }
+
+  /// Acts on an input now.
+  public func submit(_ input: EngineInput) {
+    apply(engine.handle(input, at: now))
+  }
+
+  /// Restores unacknowledged missed calls (from the history) so the indicator blinks again.
+  public func restoreMissed(_ calls: [IncomingCall]) {
+    guard !calls.isEmpty else { return }
+    apply(engine.restoreMissed(calls, at: now))
+  }
+
+  /// Replaces the configuration (reload), keeping calls.
+  public func reconfigure(_ configuration: EngineConfiguration) {
+    apply(engine.reconfigure(configuration, at: now))
+  }
+
+  /// What is going on, for `callalert status`.
+  public func snapshot() -> EngineSnapshot {
+    engine.snapshot(at: now)
+  }
+
+  /// The connected boards' INFO, by name.
+  public func boardInfos() async -> [String: BoardInfo] {
+    var infos: [String: BoardInfo] = [:]
+    for (name, driver) in drivers {
+      if let info = await driver.info { infos[name] = info }
+    }
+    return infos
+  }
+
+  /// Connects every board and serves until cancelled; then stops every board and returns.
+  public func run() async {
+    await withTaskGroup(of: Void.self) { group in
+      for (name, connect) in connectors {
+        let driver = BoardDriver(
+          name: name, clock: clock, logger: logger, connect: connect,
+          submit: { [weak self] input in await self?.submit(input) })
+        drivers[name] = driver
+        group.addTask { await driver.run() }
+      }
+      await group.waitForAll()
+    }
+    timer?.cancel()
+    for continuation in subscribers.values { continuation.finish() }
+    subscribers.removeAll()
+  }
+
+  private func apply(_ effects: [EngineEffect]) {
+    for effect in effects {
+      switch effect {
+      case .event(let event):
+        let at = wallClock()
+        recorder?(event, at)
+        for continuation in subscribers.values { continuation.yield(Published(event: event, at: at)) }
+      case .play(let board, _, _, _, _), .stop(let board, _), .indicator(let board, _):
+        drivers[board]?.enqueue(effect)
+      }
+    }
+    reschedule()
+  }
+
+  private func reschedule() {
+    timer?.cancel()
+    timer = nil
+    guard let deadline = engine.nextDeadlineMs else { return }
+    let at = start.advanced(by: .milliseconds(Int64(clamping: deadline)))
+    let clock = self.clock
+    timer = Task { [weak self] in
+      do { try await clock.sleep(until: at, tolerance: nil) } catch { return }
+      await self?.deadlineReached()
+    }
+  }
+
+  private func deadlineReached() {
+    apply(engine.advance(to: now))
+  }
+}

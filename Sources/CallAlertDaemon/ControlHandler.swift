@@ -1,0 +1,127 @@
+import CallAlertEngine
+import CallAlertHistory
+import CallAlertInputs
+import CallAlertProtocol
+import Foundation
+import Logging
+
+/// Answers control requests, from the socket and from standard input alike: one JSON line in, one out.
+/// Bad input gets an error naming the place; nothing it carried is half-applied.
+struct ControlHandler<C: Clock>: Sendable where C.Duration == Duration {
+  let service: AlertService<C>
+  let history: CallHistory
+  let configuration: DaemonConfiguration
+  let options: DaemonOptions
+  let logger: Logger
+
+  func handle(_ line: String, lineNumber: Int, source: String) async -> String {
+    let request: ControlRequest
+    do {
+      request = try ControlRequest.parse(line: line, source: source, lineNumber: lineNumber)
+    } catch {
+      logger.notice("rejected \(error)")
+      return ControlResponse.failure(error)
+    }
+    switch request {
+    case .input(let input):
+      await service.submit(input)
+      return ControlResponse.ok()
+    case .push(let payload):
+      do {
+        switch try PushPayload.parse(json: payload, rules: configuration.pushRules, receivedAt: Date(), source: "\(source):\(lineNumber)") {
+        case .call(let call): await service.submit(.call(call))
+        case .hangup(let id): await service.submit(.hangup(callID: id))
+        case .ignored(let reason): return ControlResponse.ok("ignored", reason)
+        }
+        return ControlResponse.ok()
+      } catch {
+        return ControlResponse.failure(error)
+      }
+    case .status:
+      let snapshot = await service.snapshot()
+      let infos = await service.boardInfos()
+      return ControlResponse.ok("status", StatusReport(snapshot, boardInfos: infos))
+    case .history(let missedOnly, let limit):
+      do {
+        return ControlResponse.ok("calls", try history.calls(missedOnly: missedOnly, limit: limit))
+      } catch {
+        return ControlResponse.failure("history: \(error)")
+      }
+    case .reload:
+      do {
+        let reloaded = try Daemon.configuration(for: options)
+        await service.reconfigure(reloaded.engine)
+        return ControlResponse.ok()
+      } catch {
+        return ControlResponse.failure("reload: \(error)")
+      }
+    }
+  }
+}
+
+/// `callalert status` as JSON: active calls, missed calls, do-not-disturb, boards.
+public struct StatusReport: Codable, Sendable {
+  /// A ringing (or pending) call.
+  public struct Call: Codable, Sendable {
+    public var id: String
+    public var caller: String?
+    public var name: String?
+    public var level: String
+    public var remainingMs: UInt64
+    public var boards: [String]
+    public var playingOn: [String]
+    public var silent: Bool
+    enum CodingKeys: String, CodingKey {
+      case id, caller, name, level, remainingMs = "remaining_ms", boards, playingOn = "playing_on", silent
+    }
+  }
+
+  /// A board as the daemon knows it.
+  public struct Board: Codable, Sendable {
+    public var name: String
+    public var connected: Bool
+    public var serial: String?
+    public var firmware: String?
+    public var tableVersion: UInt32?
+    public var playingCall: String?
+    enum CodingKeys: String, CodingKey {
+      case name, connected, serial, firmware, tableVersion = "table_version", playingCall = "playing_call"
+    }
+  }
+
+  /// Do-not-disturb now.
+  public struct DoNotDisturb: Codable, Sendable {
+    public var mode: String
+    public var override: String?
+    public var active: Bool
+    public var silent: Bool
+  }
+
+  public var calls: [Call]
+  public var missed: [Call]
+  public var doNotDisturb: DoNotDisturb
+  public var boards: [Board]
+
+  enum CodingKeys: String, CodingKey { case calls, missed, doNotDisturb = "do_not_disturb", boards }
+
+  init(_ snapshot: EngineSnapshot, boardInfos: [String: BoardInfo]) {
+    calls = snapshot.activeCalls.map {
+      Call(
+        id: $0.call.id, caller: $0.callerE164 ?? $0.call.callerNumber, name: $0.call.callerName, level: $0.call.level.rawValue,
+        remainingMs: $0.remainingMs, boards: $0.boards, playingOn: $0.playingOn, silent: $0.silent)
+    }
+    missed = snapshot.missedCalls.map {
+      Call(id: $0.id, caller: $0.callerNumber, name: $0.callerName, level: $0.level.rawValue, remainingMs: 0, boards: [], playingOn: [], silent: false)
+    }
+    let dnd = snapshot.doNotDisturb
+    doNotDisturb = DoNotDisturb(
+      mode: dnd.configuredMode.rawValue, override: dnd.override?.rawValue, active: dnd.isActive, silent: dnd.silent)
+    boards = snapshot.boards.map { board in
+      let info = boardInfos[board.name]
+      return Board(
+        name: board.name, connected: board.connected, serial: info.map { String(decoding: $0.serial, as: UTF8.self) },
+        firmware: info.map { "\($0.firmware.major).\($0.firmware.minor).\($0.firmware.patch)" },
+        tableVersion: info.map(\.table.version), playingCall: board.callID)
+    }
+  }
+}

@@ -1,0 +1,158 @@
+import CallAlertDaemon
+import CallAlertProtocol
+import CallAlertSerial
+import CallAlertVirtualBoard
+import Foundation
+import Logging
+import ServiceLifecycle
+import Synchronization
+import Testing
+
+/// The daemon as a user runs it: a config file, a virtual board behind a pseudo-terminal, requests over
+/// the control socket, events out, the history in SQLite.
+@Suite("Daemon end to end", .serialized, .timeLimit(.minutes(1)))
+struct DaemonEndToEndTests {
+  /// A virtual board on a pseudo-terminal whose actuator changes are observable as a stream.
+  final class PtyBoard: Sendable {
+    let runner: VirtualBoardRunner<ContinuousClock>
+    let slavePath: String
+    let changes: AsyncStream<ActuatorTimeline.Entry>
+    /// The playing token at each change; nil when nothing plays.
+    let playback: AsyncStream<UInt32?>
+    private let task: Task<Void, any Error>
+
+    init() throws {
+      let (master, slavePath) = try PseudoTerminal.open()
+      let channel = try DescriptorChannel(taking: master, name: slavePath)
+      let board = VirtualBoard()
+      let (changes, sink) = AsyncStream.makeStream(of: ActuatorTimeline.Entry.self)
+      board.hardware.onChange = { sink.yield($0) }
+      self.changes = changes
+      let (playback, playing) = AsyncStream.makeStream(of: UInt32?.self)
+      board.onPlaybackChange = { playing.yield($0) }
+      self.playback = playback
+      runner = VirtualBoardRunner(board: board, transport: channel, clock: ContinuousClock())
+      self.slavePath = slavePath
+      let runner = self.runner
+      task = Task { try await runner.run() }
+    }
+
+    func stop() async {
+      await runner.stop()
+      _ = await task.result
+    }
+  }
+
+  /// A temporary directory with a config naming the board, the socket and the history.
+  struct Setup {
+    let directory: URL
+    let socket: String
+    let history: String
+    let config: String
+
+    init(port: String) throws {
+      directory = FileManager.default.temporaryDirectory.appendingPathComponent("callalert-\(UUID().uuidString.prefix(8))")
+      try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+      socket = directory.appendingPathComponent("control.sock").path
+      history = directory.appendingPathComponent("history.sqlite").path
+      config = directory.appendingPathComponent("config.yaml").path
+      let yaml = """
+        cap: 20s
+        boards:
+          - name: desk
+            port: \(port)
+        socket:
+          path: \(socket)
+        history:
+          path: \(history)
+        """
+      try yaml.write(toFile: config, atomically: true, encoding: .utf8)
+    }
+  }
+
+  /// Waits until something plays (`true`) or nothing does (`false`) on the board.
+  static func waitUntil(playing: Bool, _ playback: AsyncStream<UInt32?>) async -> Bool {
+    for await token in playback where (token != nil) == playing { return true }
+    return false
+  }
+
+  @Test func aCallRingsAndItsHangupSilencesTheBoardOverTheControlSocket() async throws {
+    let board = try PtyBoard()
+    let setup = try Setup(port: board.slavePath)
+    let events = Mutex<[String]>([])
+    let group = try await Daemon.makeServiceGroup(
+      options: DaemonOptions(configPath: setup.config, readStandardInput: false), logger: Logger(label: "test"),
+      eventSink: { line in events.withLock { $0.append(line) } })
+    let running = Task { try await group.run() }
+
+    // The socket is private to its owner.
+    var status = stat()
+    #expect(stat(setup.socket, &status) == 0)
+    #expect(status.st_mode & 0o777 == 0o600)
+
+    // A call rings at once, even if the board is still connecting: the engine keeps it until one is there.
+    let ack = try await ControlSocketClient.request(#"{"type":"call","id":"c1","caller":"+14155550101","name":"Alice"}"#, path: setup.socket)
+    #expect(ack == #"{"ok":true}"#)
+    #expect(await Self.waitUntil(playing: true, board.playback))
+    #expect(await board.runner.withBoard { $0.actuators.isAlerting || $0.timeline.alertSpans.count > 0 })
+
+    // Bad input is refused with its place, and nothing is lost: the call still rings.
+    let refused = try await ControlSocketClient.request(#"{"type":"call","id":"c2","level":"urgent"}"#, path: setup.socket)
+    #expect(refused.contains(#""ok":false"#) && refused.contains("level") && refused.contains(":1:"))
+    let statusLine = try await ControlSocketClient.request(#"{"type":"status"}"#, path: setup.socket)
+    #expect(statusLine.contains(#""id":"c1""#))
+
+    // The hangup silences the board.
+    _ = try await ControlSocketClient.request(#"{"type":"hangup","id":"c1"}"#, path: setup.socket)
+    #expect(await Self.waitUntil(playing: false, board.playback))
+    #expect(await board.runner.withBoard { !$0.actuators.isAlerting })
+
+    // The history has the call, hung up.
+    let history = try await ControlSocketClient.request(#"{"type":"history"}"#, path: setup.socket)
+    #expect(history.contains(#""id":"c1""#) && history.contains("hung-up"))
+    #expect(events.withLock { $0.contains { $0.contains(#""event":"ringing""#) } })
+    #expect(events.withLock { $0.contains { $0.contains(#""event":"stopped""#) && $0.contains("hangup") } })
+
+    await group.triggerGracefulShutdown()
+    try await running.value
+    #expect(!FileManager.default.fileExists(atPath: setup.socket))
+    await board.stop()
+  }
+
+  @Test func theCapEndsACallAndTheMissedCallSurvivesARestart() async throws {
+    let board = try PtyBoard()
+    let setup = try Setup(port: board.slavePath)
+    let options = DaemonOptions(configPath: setup.config, readStandardInput: false)
+    let group = try await Daemon.makeServiceGroup(options: options, logger: Logger(label: "test"), eventSink: { _ in })
+    let running = Task { try await group.run() }
+    // First make sure the board is connected: a call rings, and is answered.
+    _ = try await ControlSocketClient.request(#"{"type":"call","id":"first"}"#, path: setup.socket)
+    #expect(await Self.waitUntil(playing: true, board.playback))
+    _ = try await ControlSocketClient.request(#"{"type":"answered"}"#, path: setup.socket)
+    #expect(await Self.waitUntil(playing: false, board.playback))
+    // Sent 19.7 s ago under a 20 s cap: it may ring for 300 ms only, and the board ends it by its own cap too.
+    // Unix milliseconds: ISO 8601 without a fraction would round the lateness by up to a second.
+    let sentAt = Int64((Date().timeIntervalSince1970 - 19.7) * 1_000)
+    let before = await board.runner.nowMs
+    _ = try await ControlSocketClient.request(#"{"type":"call","id":"late","sent_at":\#(sentAt)}"#, path: setup.socket)
+    #expect(await Self.waitUntil(playing: true, board.playback))
+    #expect(await Self.waitUntil(playing: false, board.playback))
+    let rang = await board.runner.withBoard { board in
+      board.timeline.alertSpans.filter { $0.start >= before }.map { ($0.end ?? 0) - $0.start }.reduce(0, +)
+    }
+    #expect(rang > 0 && rang <= 300)
+    let missed = try await ControlSocketClient.request(#"{"type":"history","missed":true}"#, path: setup.socket)
+    #expect(missed.contains(#""id":"late""#))
+    await group.triggerGracefulShutdown()
+    try await running.value
+
+    // A new daemon on the same history: the missed call is still there, unacknowledged.
+    let again = try await Daemon.makeServiceGroup(options: options, logger: Logger(label: "test"), eventSink: { _ in })
+    let rerun = Task { try await again.run() }
+    let status = try await ControlSocketClient.request(#"{"type":"status"}"#, path: setup.socket)
+    #expect(status.contains(#""missed":[{"#) && status.contains("late"))
+    await again.triggerGracefulShutdown()
+    try await rerun.value
+    await board.stop()
+  }
+}

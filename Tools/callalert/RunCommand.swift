@@ -1,0 +1,53 @@
+import ArgumentParser
+import CallAlertDaemon
+import CallAlertInputs
+import CallAlertSerial
+import Logging
+
+extension CallAlertCommand {
+  /// `callalert run`: the daemon.
+  struct Run: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Run the daemon: ring the boards for calls from standard input and the control socket.",
+      discussion: """
+        Reads JSON lines on standard input and on the control socket (see docs/CONFIG.md), e.g.
+          {"type":"call","id":"c1","caller":"+14155550101","name":"Alice"}
+          {"type":"hangup","id":"c1"}
+        and prints every event as a JSON line (or text with --events text). Stops on SIGINT or SIGTERM,
+        silencing every board first.
+        """
+    )
+
+    @Option(help: ArgumentHelp("A board's port, or auto (overrides the first configured board's).", valueName: "path|auto"))
+    var port: String?
+    @Flag(help: "Run every configured board as an in-process virtual board.") var simulate = false
+    @Option(help: ArgumentHelp("The config file (default: ~/.config/callalert/config.yaml if present).", valueName: "file"))
+    var config: String?
+    @Option(help: ArgumentHelp("The control socket's path.", valueName: "path")) var socket: String?
+    @Option(help: "How events are printed: json or text.") var events: String?
+    @Flag(help: "Do not read standard input.") var noStdin = false
+    @Option(help: "Baud rate of a real UART.") var baud: Int = SerialPort.defaultBaudRate
+    @Flag(help: "Log debug detail on standard error.") var verbose = false
+
+    func validate() throws {
+      if let events, EventsFormat(rawValue: events) == nil { throw ValidationError("--events must be json or text, got \(events)") }
+      if port != nil && simulate { throw ValidationError("give --port or --simulate, not both") }
+    }
+
+    func run() async throws {
+      LoggingSystem.bootstrap { label in
+        var handler = StreamLogHandler.standardError(label: label)
+        handler.logLevel = verbose ? .debug : .info
+        return handler
+      }
+      let options = DaemonOptions(
+        configPath: config, port: port, simulate: simulate, socketPath: socket, events: events.flatMap(EventsFormat.init),
+        readStandardInput: !noStdin, baudRate: baud)
+      do {
+        try await Daemon.run(options: options, logger: Logger(label: "callalert"))
+      } catch let error as DaemonStartError {
+        throw CommandFailure(error.description)
+      }
+    }
+  }
+}

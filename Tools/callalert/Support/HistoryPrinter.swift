@@ -1,0 +1,24 @@
+import CallAlertHistory
+import Foundation
+
+/// Prints the call history, newest first, as text or JSON.
+enum HistoryPrinter {
+  static func print(path: String, missedOnly: Bool, limit: Int, json: Bool) throws {
+    let history = try CallHistory(path: path)
+    let calls = try history.calls(missedOnly: missedOnly, limit: limit)
+    if json { return try printJSON(calls) }
+    if calls.isEmpty {
+      Swift.print(missedOnly ? "no missed calls" : "no calls")
+      return
+    }
+    let format = DateFormatter()
+    format.dateFormat = "yyyy-MM-dd HH:mm:ss"
+    for call in calls {
+      let who = [call.callerName, call.callerNumber].compactMap { $0 }.joined(separator: " ")
+      let rang = call.rangAt.flatMap { start in call.endedAt.map { String(format: ", rang %.1f s", $0.timeIntervalSince(start)) } } ?? ""
+      let ack = call.missed ? (call.acknowledged ? ", missed (acknowledged)" : ", missed") : ""
+      Swift.print(
+        "\(format.string(from: call.receivedAt))  \(call.id)  \(who.isEmpty ? "withheld" : who)  \(call.outcome.rawValue)\(call.reason.map { " (\($0))" } ?? "")\(rang)\(ack)")
+    }
+  }
+}
