@@ -3,8 +3,12 @@
 // Built by `make fuzz` with -sanitize=fuzzer,address; run as a plain executable it replays files.
 import CallAlertProtocol
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// One input: decode it as a byte stream, round-trip what decodes, parse it as a pattern and a table.
+func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   let bytes = Array(UnsafeBufferPointer(start: data, count: size))
   // The first byte picks a small maximum payload sometimes, so over-long handling is exercised too.
   let maxPayload = bytes.first.map { $0 & 1 == 0 ? Frame.maxPayload : Frame.minimumMaxPayload } ?? Frame.maxPayload
@@ -27,20 +31,37 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   return 0
 }
 
-#if !FUZZING
+#if FUZZING
+  /// libFuzzer's entry for programs that keep their own `main`.
+  @_silgen_name("LLVMFuzzerRunDriver")
+  func LLVMFuzzerRunDriver(
+    _ argc: UnsafeMutablePointer<CInt>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
+  ) -> CInt
+#else
   import Foundation
+#endif
 
-  /// Without libFuzzer (a plain build), replays the files named on the command line, e.g. a crash
-  /// artifact, through the same entry point, so a finding can be debugged without the sanitizer.
-  @main
-  struct FuzzDecoderReplay {
-    static func main() throws {
+/// The executable's entry. Built with -DFUZZING and -sanitize=fuzzer (`make fuzz`), it hands control to
+/// libFuzzer; a plain build replays the files named on the command line (a crash artifact, say) through
+/// the same entry point, so a finding can be debugged without the sanitizer.
+@main
+struct FuzzDecoderMain {
+  static func main() throws {
+    #if FUZZING
+      var argc = CommandLine.argc
+      var argv = CommandLine.unsafeArgv
+      let status = LLVMFuzzerRunDriver(&argc, &argv) { data, size in
+        fuzzOneInput(data ?? UnsafePointer(bitPattern: 1)!, size)
+      }
+      exit(status)
+    #else
       for path in CommandLine.arguments.dropFirst() {
-        let data = try Data(contentsOf: URL(fileURLWithPath: path))
-        let bytes = [UInt8](data)
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         _ = bytes.withUnsafeBufferPointer { fuzzOneInput($0.baseAddress ?? UnsafePointer(bitPattern: 1)!, $0.count) }
         print("\(path): \(bytes.count) bytes, no failure")
       }
-    }
+    #endif
   }
-#endif
+}

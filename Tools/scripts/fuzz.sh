@@ -6,7 +6,7 @@ cd "$(dirname "$0")/../.."
 seconds=${FUZZ_SECONDS:-60}
 scratch=.build-fuzz
 swift build --scratch-path "$scratch" -c release --product callalert-fuzz-decoder \
-  -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING -Xswiftc -parse-as-library
+  -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING -Xswiftc -use-ld=lld
 bin="$scratch/release/callalert-fuzz-decoder"
 corpus=fuzz-artifacts/corpus
 mkdir -p "$corpus" fuzz-artifacts
@@ -40,6 +40,6 @@ set +e
 status=$?
 set -e
 grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb|^stat::average_exec_per_sec|SUMMARY|ERROR" "$log" || true
-crashes=$(ls fuzz-artifacts/crash-* fuzz-artifacts/leak-* fuzz-artifacts/timeout-* 2>/dev/null | wc -l)
+crashes=$(find fuzz-artifacts -maxdepth 1 \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' \) | wc -l)
 echo "fuzz: ${seconds}s, crashes: $crashes (log: $log)"
 exit $status
