@@ -63,7 +63,6 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
   @discardableResult
   public func connect() async throws(BoardClientError) -> BoardInfo {
     guard !isClosed else { throw .closed }
-    if reader == nil, let transport { attach(transport) }
     return try await ensureSession()
   }
 
@@ -99,6 +98,13 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
     }
   }
 
+  /// GET_INFO: the board's INFO now (``info`` is the one from the handshake; the table may have changed since).
+  public func currentInfo() async throws(BoardClientError) -> BoardInfo {
+    guard case .info(let info) = try await send(.getInfo) else { throw .unexpectedReply(command: 0x03) }
+    self.info = info
+    return info
+  }
+
   /// GET_STATUS.
   public func status() async throws(BoardClientError) -> BoardStatus {
     guard case .status(let status) = try await send(.getStatus) else { throw .unexpectedReply(command: 0x04) }
@@ -123,6 +129,8 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
 
   private func ensureSession() async throws(BoardClientError) -> BoardInfo {
     if isClosed { throw .closed }
+    // The first use opens the session, whether it is connect() or a command.
+    if reader == nil, let transport { attach(transport) }
     if let handshake { return try await handshake.value.get() }
     if !needsHandshake, let info { return info }
     guard transport != nil else { throw .disconnected(reason: "no transport") }

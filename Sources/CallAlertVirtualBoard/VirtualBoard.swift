@@ -49,6 +49,7 @@ public final class VirtualBoard {
   public func receive(_ bytes: some Sequence<UInt8>, nowMs: UInt64) {
     core.receive(bytes, nowMs: nowMs)
     collect()
+    if flash.powerLost { return powerCut(nowMs: nowMs, restoreMs: nowMs) }
     // The firmware sends RESET's answer before it restarts, so that answer is kept.
     if core.resetRequested { restart(nowMs: nowMs, reason: .resetCommand, keepingOutput: true) }
   }
@@ -57,6 +58,7 @@ public final class VirtualBoard {
   public func tick(nowMs: UInt64) {
     core.tick(nowMs: nowMs)
     collect()
+    if flash.powerLost { powerCut(nowMs: nowMs, restoreMs: nowMs) }
   }
 
   /// Hands over the bytes for the host.
@@ -86,7 +88,8 @@ public final class VirtualBoard {
   }
 
   /// Cuts the power at `nowMs`: every actuator stops at once and the board boots again (power-on) at
-  /// `restoreMs`, keeping only what the flash held.
+  /// `restoreMs`, keeping only what the flash held. An injected flash power cut
+  /// (``VirtualFlash/powerCutAfterProgrammedBytes``) triggers this by itself.
   public func powerCut(nowMs: UInt64, restoreMs: UInt64) {
     hardware.powerOff(atMs: nowMs)
     pending.removeAll()

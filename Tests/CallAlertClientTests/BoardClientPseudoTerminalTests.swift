@@ -44,7 +44,7 @@ struct BoardClientPseudoTerminalTests {
     // (exact timing is tested in virtual time); it may never be short.
     let spans = await board.runner.withBoard { $0.timeline.alertSpans.map { ($0.end ?? 0) - $0.start } }
     #expect(spans.count == 1)
-    #expect(spans.allSatisfy { (40...50).contains($0) })
+    #expect(spans.allSatisfy { (40...80).contains($0) })
     await client.close()
     await board.unplug()
   }

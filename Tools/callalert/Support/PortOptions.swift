@@ -13,6 +13,14 @@ struct PortOptions: ParsableArguments {
   @Option(name: .long, help: "Baud rate of a real UART (USB CDC-ACM ignores it).")
   var baud: Int = SerialPort.defaultBaudRate
 
+  init() {}
+
+  /// Options given in code rather than on the command line.
+  init(port: String, baud: Int) {
+    self.port = port
+    self.baud = baud
+  }
+
   func validate() throws {
     guard (300...4_000_000).contains(baud) else { throw ValidationError("--baud must be 300 to 4000000, got \(baud)") }
     guard !port.isEmpty else { throw ValidationError("--port needs a path, or auto") }
