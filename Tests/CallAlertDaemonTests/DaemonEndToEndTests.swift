@@ -140,7 +140,9 @@ struct DaemonEndToEndTests {
     let rang = await board.runner.withBoard { board in
       board.timeline.alertSpans.filter { $0.start >= before }.map { ($0.end ?? 0) - $0.start }.reduce(0, +)
     }
-    #expect(rang > 0 && rang <= 300)
+    // 300 ms at most by the cap; real time adds the scheduler's wake-up jitter (exact cap timing is asserted in
+    // virtual time by the engine and board core tests). Without the sent-at rule it would ring 20 s.
+    #expect(rang > 0 && rang <= 300 + 150)
     let missed = try await ControlSocketClient.request(#"{"type":"history","missed":true}"#, path: setup.socket)
     #expect(missed.contains(#""id":"late""#))
     await group.triggerGracefulShutdown()
