@@ -125,20 +125,21 @@ public enum Daemon {
     let events = await service.subscribe()
     let format = configuration.eventsFormat
 
-    var services: [any Service] = [
-      TaskService { await service.run() },
-      TaskService { await server.run { line, number, source in await handler.handle(line, lineNumber: number, source: source) } },
-      TaskService {
+    var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+      .init(service: TaskService { await service.run() }),
+      .init(service: TaskService { await server.run { line, number, source in await handler.handle(line, lineNumber: number, source: source) } }),
+      .init(service: TaskService {
         for await published in events {
           let line = format == .json ? EventLine.json(published.event, at: published.at) : EventLine.text(published.event, at: published.at)
           if let eventSink { eventSink(line) } else { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
         }
-      },
+      }),
     ]
-    for runner in virtualBoards { services.append(TaskService { _ = try? await runner.run() }) }
+    for runner in virtualBoards { services.append(.init(service: TaskService { _ = try? await runner.run() })) }
     if options.readStandardInput {
+      // The end of standard input ends only this reader; the daemon goes on serving its socket.
       services.append(
-        TaskService {
+        .init(service: TaskService {
           for await line in StandardInputReader.lines() {
             let answer: String
             switch line {
@@ -151,7 +152,7 @@ public enum Daemon {
             // Successful inputs answer {"ok":true}; only failures are worth a line on standard error.
             if !answer.hasPrefix(#"{"ok":true"#) { FileHandle.standardError.write(Data((answer + "\n").utf8)) }
           }
-        })
+        }, successTerminationBehavior: .ignore))
     }
     logger.info("callalert daemon: \(configuration.engine.boards.count) board(s), socket \(configuration.socketPath)")
     return ServiceGroup(

@@ -59,8 +59,9 @@ public enum EventLine {
     let time = clock(date, timeZone)
     switch event {
     case .ringing(let call, let boards, let pattern, let capMs, let silent):
-      let boardList = boards.isEmpty ? "no board" : boards.joined(separator: ", ")
-      var line = "\(time) ringing \(call.id) \(caller(call)) on \(boardList): "
+      // No board connected yet: the call waits for one and rings on it within its cap.
+      let boardList = boards.isEmpty ? "(waiting for a board)" : "on " + boards.joined(separator: ", ")
+      var line = "\(time) ringing \(call.id) \(caller(call)) \(boardList): "
       line += "\(patternText(pattern)), \(seconds(capMs))"
       if call.level != .active { line += ", \(call.level.rawValue)" }
       if silent { line += ", silent (motor only)" }
