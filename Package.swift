@@ -47,7 +47,8 @@ let package = Package(
     .target(name: "CallAlertSerial", dependencies: ["CSerialPort"], swiftSettings: strictSettings),
 
     // Host: a connection to one board (handshake, commands, events, lease, reboot and unplug recovery).
-    .target(name: "CallAlertClient", dependencies: ["CallAlertProtocol", "CallAlertSerial"], swiftSettings: strictSettings),
+    .target(
+      name: "CallAlertClient", dependencies: ["CallAlertProtocol", "CallAlertSerial"], swiftSettings: strictSettings),
 
     // Host: the alert engine (pure state machine), its configuration and inputs.
     .target(name: "CallAlertEngine", dependencies: ["CallAlertProtocol"], swiftSettings: strictSettings),

@@ -143,7 +143,9 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
 
   private func performHandshake() async -> Result<BoardInfo, BoardClientError> {
     let abandoned = endpoint.restart(nonce: endpoint.nonce, firstSequence: endpoint.sender.nextSequence)
-    for case .failed(let sequence, _) in abandoned { waiting.removeValue(forKey: sequence)?.resume(returning: .failure(.boardRestarted)) }
+    for case .failed(let sequence, _) in abandoned {
+      waiting.removeValue(forKey: sequence)?.resume(returning: .failure(.boardRestarted))
+    }
     playingTokens.removeAll()
     let hello = options.hello
     switch await exchange(.hello(hello)) {
@@ -154,7 +156,9 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
           hostWindow: Int(hello.window), boardMin: info.minVersion, boardMax: info.maxVersion,
           boardMaxPayload: Int(info.capabilities.maxPayload), boardWindow: Int(info.capabilities.window))
       else {
-        return .failure(.versionMismatch(boardMin: info.minVersion, boardMax: info.maxVersion, hostMin: hello.minVersion, hostMax: hello.maxVersion))
+        return .failure(
+          .versionMismatch(
+            boardMin: info.minVersion, boardMax: info.maxVersion, hostMin: hello.minVersion, hostMax: hello.maxVersion))
       }
       endpoint.apply(terms)
       self.info = info
@@ -334,7 +338,8 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
     do throws(BoardClientError) {
       let info = try await ensureSession()
       if let boardSerial, info.serial != boardSerial {
-        throw .wrongBoard(expected: String(decoding: boardSerial, as: UTF8.self), found: String(decoding: info.serial, as: UTF8.self))
+        throw .wrongBoard(
+          expected: String(decoding: boardSerial, as: UTF8.self), found: String(decoding: info.serial, as: UTF8.self))
       }
       let status = try await self.status()
       recovery = nil
@@ -347,7 +352,6 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
       return false
     }
   }
-
 
   private func failWaiting(_ error: BoardClientError) {
     let pending = waiting

@@ -38,7 +38,8 @@ public struct BoardClientOptions: Sendable {
 
   /// Creates options.
   public init(
-    hello: Hello = Hello(window: 8), timing: LinkTiming = .standard, leaseMs: UInt16 = 3_000, reconnect: Reconnect? = nil
+    hello: Hello = Hello(window: 8), timing: LinkTiming = .standard, leaseMs: UInt16 = 3_000,
+    reconnect: Reconnect? = nil
   ) {
     self.hello = hello
     self.timing = timing

@@ -75,7 +75,8 @@ public enum BoardLocator {
     switch found.count {
     case 1: return found[0].path
     case 0: throw .noBoard
-    default: throw .severalBoards(found.map { "\($0.path) (serial \(String(decoding: $0.board!.serial, as: UTF8.self)))" })
+    default:
+      throw .severalBoards(found.map { "\($0.path) (serial \(String(decoding: $0.board!.serial, as: UTF8.self)))" })
     }
   }
 

@@ -34,7 +34,8 @@ public struct TableFlasher<C: Clock>: Sendable where C.Duration == Duration {
 
     /// Table bytes per second during the transfer.
     public var throughput: Double {
-      let seconds = Double(transferDuration.components.seconds) + Double(transferDuration.components.attoseconds) * 1e-18
+      let seconds =
+        Double(transferDuration.components.seconds) + Double(transferDuration.components.attoseconds) * 1e-18
       return seconds > 0 ? Double(bytes) / seconds : 0
     }
   }
@@ -55,8 +56,10 @@ public struct TableFlasher<C: Clock>: Sendable where C.Duration == Duration {
       switch self {
       case .doesNotFit(let why): "the table does not fit this board: \(why)"
       case .invalidTable(let error): "not a valid pattern table: \(error)"
-      case .step(let step, let error): "\(step) failed: \(error); the board keeps its previous table, run again to retry"
-      case .verifyMismatch(let offset): "read-back differs from the table at byte \(offset); the board's flash may be failing"
+      case .step(let step, let error):
+        "\(step) failed: \(error); the board keeps its previous table, run again to retry"
+      case .verifyMismatch(let offset):
+        "read-back differs from the table at byte \(offset); the board's flash may be failing"
       }
     }
   }
@@ -99,7 +102,9 @@ public struct TableFlasher<C: Clock>: Sendable where C.Duration == Duration {
     let started = clock.now
     let maxChunk: Int
     do throws(BoardClientError) {
-      guard case .tableReady(let chunk) = try await client.send(.tableBegin(TableBegin(size: wanted.size, crc: wanted.crc))) else {
+      guard
+        case .tableReady(let chunk) = try await client.send(.tableBegin(TableBegin(size: wanted.size, crc: wanted.crc)))
+      else {
         throw BoardClientError.unexpectedReply(command: MessageType.tableBegin.rawValue)
       }
       maxChunk = max(1, min(Int(chunk), Int(capabilities.maxPayload) - 4))
@@ -156,7 +161,9 @@ public struct TableFlasher<C: Clock>: Sendable where C.Duration == Duration {
     if let offset = zip(readBack, table).enumerated().first(where: { $0.element.0 != $0.element.1 })?.offset {
       throw .verifyMismatch(offset: offset)
     }
-    if readBack.count != table.count || report.installed != wanted { throw .verifyMismatch(offset: min(readBack.count, table.count)) }
+    if readBack.count != table.count || report.installed != wanted {
+      throw .verifyMismatch(offset: min(readBack.count, table.count))
+    }
     report.verifyDuration = verifyStarted.duration(to: clock.now)
     report.outcome = .flashed
     return report
@@ -171,7 +178,9 @@ public struct TableFlasher<C: Clock>: Sendable where C.Duration == Duration {
         let length = UInt16(min(step, size - offset))
         group.addTask {
           do throws(BoardClientError) {
-            guard case .tableBytes(let bytes) = try await client.send(.tableRead(TableRead(area: area, offset: UInt32(offset), length: length)))
+            guard
+              case .tableBytes(let bytes) = try await client.send(
+                .tableRead(TableRead(area: area, offset: UInt32(offset), length: length)))
             else { return (offset, .failure(.unexpectedReply(command: MessageType.tableRead.rawValue))) }
             return (offset, .success(bytes))
           } catch {

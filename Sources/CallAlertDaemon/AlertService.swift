@@ -1,6 +1,6 @@
 import CallAlertEngine
-import CallAlertSerial
 import CallAlertProtocol
+import CallAlertSerial
 import Foundation
 import Logging
 

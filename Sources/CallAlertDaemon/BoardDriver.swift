@@ -24,7 +24,10 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
   /// Played-token bookkeeping: the engine's token, and the fallback used when the board refused a slot.
   private var lastInfo: BoardInfo?
 
-  init(name: String, clock: C, logger: Logger, connect: @escaping Connector, submit: @escaping @Sendable (EngineInput) async -> Void) {
+  init(
+    name: String, clock: C, logger: Logger, connect: @escaping Connector,
+    submit: @escaping @Sendable (EngineInput) async -> Void
+  ) {
     self.name = name
     self.clock = clock
     self.logger = logger
@@ -72,15 +75,17 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
       do {
         let transport = try await connect()
         let options = BoardClientOptions(
-          reconnect: BoardClientOptions.Reconnect(initialDelay: .milliseconds(200), maxDelay: .seconds(5), open: connect))
+          reconnect: BoardClientOptions.Reconnect(
+            initialDelay: .milliseconds(200), maxDelay: .seconds(5), open: connect))
         let client = BoardClient(transport: transport, clock: clock, options: options)
         let info = try await client.connect()
         self.client = client
         connected(info)
         let events = client.events
-        tasks.append(Task { [weak self] in
-          for await event in events { await self?.handle(event) }
-        })
+        tasks.append(
+          Task { [weak self] in
+            for await event in events { await self?.handle(event) }
+          })
         await submit(.boardBack(board: name))
         return
       } catch {
@@ -104,7 +109,8 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
     case .event(.playEnded(let ended)):
       await submit(.playEnded(board: name, token: ended.token, reason: ended.reason))
     case .event(.fault(let fault)):
-      logger.warning("board \(name) fault \(fault.code.map { "\($0)" } ?? "code \(fault.rawCode)"), detail \(fault.detail)")
+      logger.warning(
+        "board \(name) fault \(fault.code.map { "\($0)" } ?? "code \(fault.rawCode)"), detail \(fault.detail)")
     case .event: break
     case .actuators: break
     case .restarted(let info):
@@ -133,8 +139,10 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
           try await client.play(request)
         } catch .nak(_, let nak) where nak.code == .badSlot || nak.code == .badPattern {
           // No such slot on this board (no table flashed yet): ring with the built-in ring rather than not at all.
-          logger.notice("board \(name): \(pattern) not playable (\(nak.code.map { "\($0)" } ?? "")); using the built-in ring")
-          try await client.play(PlayRequest(token: token, capMs: capMs, options: options, source: .inline(PatternResolver.fallback)))
+          logger.notice(
+            "board \(name): \(pattern) not playable (\(nak.code.map { "\($0)" } ?? "")); using the built-in ring")
+          try await client.play(
+            PlayRequest(token: token, capMs: capMs, options: options, source: .inline(PatternResolver.fallback)))
         }
       case .stop(_, let token):
         try await client.stop(token: token)

@@ -28,7 +28,9 @@ struct ControlHandler<C: Clock>: Sendable where C.Duration == Duration {
       return ControlResponse.ok()
     case .push(let payload):
       do {
-        switch try PushPayload.parse(json: payload, rules: configuration.pushRules, receivedAt: Date(), source: "\(source):\(lineNumber)") {
+        switch try PushPayload.parse(
+          json: payload, rules: configuration.pushRules, receivedAt: Date(), source: "\(source):\(lineNumber)")
+        {
         case .call(let call): await service.submit(.call(call))
         case .hangup(let id): await service.submit(.hangup(callID: id))
         case .ignored(let reason): return ControlResponse.ok("ignored", reason)
@@ -63,13 +65,21 @@ struct ControlHandler<C: Clock>: Sendable where C.Duration == Duration {
 public struct StatusReport: Codable, Sendable {
   /// A ringing (or pending) call.
   public struct Call: Codable, Sendable {
+    /// The call id.
     public var id: String
+    /// The caller's number (E.164 when it could be read).
     public var caller: String?
+    /// The caller's name.
     public var name: String?
+    /// The interruption level.
     public var level: String
+    /// How long it may still ring.
     public var remainingMs: UInt64
+    /// The boards its rules select.
     public var boards: [String]
+    /// The boards it plays on now.
     public var playingOn: [String]
+    /// Whether it rings with the motor only.
     public var silent: Bool
     enum CodingKeys: String, CodingKey {
       case id, caller, name, level, remainingMs = "remaining_ms", boards, playingOn = "playing_on", silent
@@ -78,11 +88,17 @@ public struct StatusReport: Codable, Sendable {
 
   /// A board as the daemon knows it.
   public struct Board: Codable, Sendable {
+    /// The board's name in the configuration.
     public var name: String
+    /// Whether the daemon has a session with it.
     public var connected: Bool
+    /// Its serial number, while connected.
     public var serial: String?
+    /// Its firmware version, while connected.
     public var firmware: String?
+    /// Its pattern table's version, while connected.
     public var tableVersion: UInt32?
+    /// The call it plays now.
     public var playingCall: String?
     enum CodingKeys: String, CodingKey {
       case name, connected, serial, firmware, tableVersion = "table_version", playingCall = "playing_call"
@@ -91,15 +107,23 @@ public struct StatusReport: Codable, Sendable {
 
   /// Do-not-disturb now.
   public struct DoNotDisturb: Codable, Sendable {
+    /// The configured mode.
     public var mode: String
+    /// A mode switched at run time, if any.
     public var override: String?
+    /// Whether it holds calls back now.
     public var active: Bool
+    /// Whether silent mode (motor only) is on.
     public var silent: Bool
   }
 
+  /// Calls ringing or waiting for a board.
   public var calls: [Call]
+  /// Missed calls not yet acknowledged.
   public var missed: [Call]
+  /// Do-not-disturb now.
   public var doNotDisturb: DoNotDisturb
+  /// Every configured board.
   public var boards: [Board]
 
   enum CodingKeys: String, CodingKey { case calls, missed, doNotDisturb = "do_not_disturb", boards }
@@ -107,11 +131,14 @@ public struct StatusReport: Codable, Sendable {
   init(_ snapshot: EngineSnapshot, boardInfos: [String: BoardInfo]) {
     calls = snapshot.activeCalls.map {
       Call(
-        id: $0.call.id, caller: $0.callerE164 ?? $0.call.callerNumber, name: $0.call.callerName, level: $0.call.level.rawValue,
+        id: $0.call.id, caller: $0.callerE164 ?? $0.call.callerNumber, name: $0.call.callerName,
+        level: $0.call.level.rawValue,
         remainingMs: $0.remainingMs, boards: $0.boards, playingOn: $0.playingOn, silent: $0.silent)
     }
     missed = snapshot.missedCalls.map {
-      Call(id: $0.id, caller: $0.callerNumber, name: $0.callerName, level: $0.level.rawValue, remainingMs: 0, boards: [], playingOn: [], silent: false)
+      Call(
+        id: $0.id, caller: $0.callerNumber, name: $0.callerName, level: $0.level.rawValue, remainingMs: 0, boards: [],
+        playingOn: [], silent: false)
     }
     let dnd = snapshot.doNotDisturb
     doNotDisturb = DoNotDisturb(

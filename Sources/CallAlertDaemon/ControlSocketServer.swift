@@ -73,7 +73,9 @@ public final class ControlSocketServer: Sendable {
         for await client in connections {
           count += 1
           let name = "socket#\(count)"
-          group.addTask { [logger] in await ControlSocketServer.serve(client, name: name, handler: handler, logger: logger) }
+          group.addTask { [logger] in
+            await ControlSocketServer.serve(client, name: name, handler: handler, logger: logger)
+          }
         }
         group.cancelAll()
       }
@@ -174,7 +176,9 @@ public enum ControlSocketClient {
     let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw .system("socket", path: path, errno: errno) }
     let result = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { systemConnect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        systemConnect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
     }
     guard result == 0 else {
       let error = errno

@@ -9,8 +9,8 @@ import CallAlertVirtualBoard
 import Foundation
 import Logging
 import ServiceLifecycle
-import UnixSignals
 import Synchronization
+import UnixSignals
 
 /// What `callalert run` was asked for on its command line; anything given overrides the config file.
 public struct DaemonOptions: Sendable {
@@ -93,7 +93,8 @@ public enum Daemon {
     }
     let server: ControlSocketServer
     do {
-      server = try ControlSocketServer(path: configuration.socketPath, mode: mode_t(configuration.socketMode), logger: logger)
+      server = try ControlSocketServer(
+        path: configuration.socketPath, mode: mode_t(configuration.socketMode), logger: logger)
     } catch {
       throw DaemonStartError(description: "\(error)")
     }
@@ -105,7 +106,8 @@ public enum Daemon {
         var boardConfiguration = BoardConfiguration.virtualDefault
         boardConfiguration.serial = Array((board.serialNumber ?? "VB-\(board.name)").utf8.prefix(32))
         virtualBoards.append(
-          VirtualBoardRunner(board: VirtualBoard(configuration: boardConfiguration), transport: boardEnd, clock: ContinuousClock()))
+          VirtualBoardRunner(
+            board: VirtualBoard(configuration: boardConfiguration), transport: boardEnd, clock: ContinuousClock()))
         let handed = HandOnce(hostEnd)
         connectors[board.name] = { try handed.take() }
       } else {
@@ -119,40 +121,50 @@ public enum Daemon {
         do { try history.record(event, at: at) } catch { logger.error("history: \(error)") }
       })
     // Calls left ringing by a daemon that died are closed; missed calls nobody acknowledged blink again.
-    if let closed = try? history.closeInterrupted(at: Date()), closed > 0 { logger.notice("closed \(closed) call(s) left ringing by an earlier run") }
+    if let closed = try? history.closeInterrupted(at: Date()), closed > 0 {
+      logger.notice("closed \(closed) call(s) left ringing by an earlier run")
+    }
     if let missed = try? history.unacknowledgedMissed() { await service.restoreMissed(missed) }
-    let handler = ControlHandler(service: service, history: history, configuration: configuration, options: options, logger: logger)
+    let handler = ControlHandler(
+      service: service, history: history, configuration: configuration, options: options, logger: logger)
     let events = await service.subscribe()
     let format = configuration.eventsFormat
 
     var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
       .init(service: TaskService { await service.run() }),
-      .init(service: TaskService { await server.run { line, number, source in await handler.handle(line, lineNumber: number, source: source) } }),
-      .init(service: TaskService {
-        for await published in events {
-          let line = format == .json ? EventLine.json(published.event, at: published.at) : EventLine.text(published.event, at: published.at)
-          if let eventSink { eventSink(line) } else { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
-        }
-      }),
+      .init(
+        service: TaskService {
+          await server.run { line, number, source in await handler.handle(line, lineNumber: number, source: source) }
+        }),
+      .init(
+        service: TaskService {
+          for await published in events {
+            let line =
+              format == .json
+              ? EventLine.json(published.event, at: published.at) : EventLine.text(published.event, at: published.at)
+            if let eventSink { eventSink(line) } else { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+          }
+        }),
     ]
     for runner in virtualBoards { services.append(.init(service: TaskService { _ = try? await runner.run() })) }
     if options.readStandardInput {
       // The end of standard input ends only this reader; the daemon goes on serving its socket.
       services.append(
-        .init(service: TaskService {
-          for await line in StandardInputReader.lines() {
-            let answer: String
-            switch line {
-            case .line(let text, let number):
-              if text.allSatisfy(\.isWhitespace) { continue }
-              answer = await handler.handle(text, lineNumber: number, source: "<stdin>")
-            case .tooLong(let number):
-              answer = ControlResponse.failure("<stdin>:\(number):1: line longer than 256 KiB")
+        .init(
+          service: TaskService {
+            for await line in StandardInputReader.lines() {
+              let answer: String
+              switch line {
+              case .line(let text, let number):
+                if text.allSatisfy(\.isWhitespace) { continue }
+                answer = await handler.handle(text, lineNumber: number, source: "<stdin>")
+              case .tooLong(let number):
+                answer = ControlResponse.failure("<stdin>:\(number):1: line longer than 256 KiB")
+              }
+              // Successful inputs answer {"ok":true}; only failures are worth a line on standard error.
+              if !answer.hasPrefix(#"{"ok":true"#) { FileHandle.standardError.write(Data((answer + "\n").utf8)) }
             }
-            // Successful inputs answer {"ok":true}; only failures are worth a line on standard error.
-            if !answer.hasPrefix(#"{"ok":true"#) { FileHandle.standardError.write(Data((answer + "\n").utf8)) }
-          }
-        }, successTerminationBehavior: .ignore))
+          }, successTerminationBehavior: .ignore))
     }
     logger.info("callalert daemon: \(configuration.engine.boards.count) board(s), socket \(configuration.socketPath)")
     return ServiceGroup(
@@ -164,8 +176,12 @@ public enum Daemon {
     { @Sendable in
       if let port = board.port, port != "auto" { return try SerialPort.open(port, baudRate: baudRate) }
       if let serial = board.serialNumber {
-        let found = await BoardLocator.discover().first { $0.board.map { String(decoding: $0.serial, as: UTF8.self) } == serial }
-        guard let found else { throw DaemonStartError(description: "no board with serial number \(serial) is connected") }
+        let found = await BoardLocator.discover().first {
+          $0.board.map { String(decoding: $0.serial, as: UTF8.self) } == serial
+        }
+        guard let found else {
+          throw DaemonStartError(description: "no board with serial number \(serial) is connected")
+        }
         return try SerialPort.open(found.path, baudRate: baudRate)
       }
       return try SerialPort.open(try await BoardLocator.resolve("auto"), baudRate: baudRate)
@@ -178,7 +194,11 @@ final class HandOnce<Value: Sendable>: Sendable {
   private let value: Mutex<Value?>
   init(_ value: Value) { self.value = Mutex(value) }
   func take() throws -> Value {
-    guard let value = value.withLock({ current in defer { current = nil }; return current }) else {
+    guard
+      let value = value.withLock({ current in
+        defer { current = nil }; return current
+      })
+    else {
       throw DaemonStartError(description: "the in-process virtual board is gone")
     }
     return value

@@ -35,20 +35,34 @@ public struct DemoScenario: Sendable {
   /// same caller again within 3 minutes breaking through and acknowledged on the button; a call that rings
   /// to its cap; the missed calls acknowledged.
   public static let steps: [Step] = [
-    Step(atMs: 500, caption: "Alice calls", input: .call(IncomingCall(id: "c1", callerNumber: "+14155550101", callerName: "Alice"))),
+    Step(
+      atMs: 500, caption: "Alice calls",
+      input: .call(IncomingCall(id: "c1", callerNumber: "+14155550101", callerName: "Alice"))),
     Step(atMs: 3_000, caption: "Alice hangs up", input: .hangup(callID: "c1")),
-    Step(atMs: 4_500, caption: "Bob calls", input: .call(IncomingCall(id: "c2", callerNumber: "+14155550102", callerName: "Bob"))),
+    Step(
+      atMs: 4_500, caption: "Bob calls",
+      input: .call(IncomingCall(id: "c2", callerNumber: "+14155550102", callerName: "Bob"))),
     Step(
       atMs: 6_000, caption: "Carol calls too, time-sensitive: the board switches to her",
-      input: .call(IncomingCall(id: "c3", callerNumber: "+14155550103", callerName: "Carol", level: .timeSensitive, patternHint: "android_pulse"))),
+      input: .call(
+        IncomingCall(
+          id: "c3", callerNumber: "+14155550103", callerName: "Carol", level: .timeSensitive,
+          patternHint: "android_pulse"))),
     Step(atMs: 8_500, caption: "Carol hangs up: back to Bob, on his own cap", input: .hangup(callID: "c3")),
     Step(atMs: 10_500, caption: "Bob's call is answered on the phone", input: .answered(callID: "c2")),
-    Step(atMs: 12_000, caption: "Do-not-disturb follows the schedule: quiet hours 22:00-07:00", input: .setDoNotDisturb(.scheduled)),
-    Step(atMs: 12_500, caption: "Dave calls during quiet hours", input: .call(IncomingCall(id: "c4", callerNumber: "+14155550104", callerName: "Dave"))),
-    Step(atMs: 15_000, caption: "Dave calls again within 3 minutes: a repeated caller breaks through", input: .call(IncomingCall(id: "c5", callerNumber: "+14155550104", callerName: "Dave"))),
+    Step(
+      atMs: 12_000, caption: "Do-not-disturb follows the schedule: quiet hours 22:00-07:00",
+      input: .setDoNotDisturb(.scheduled)),
+    Step(
+      atMs: 12_500, caption: "Dave calls during quiet hours",
+      input: .call(IncomingCall(id: "c4", callerNumber: "+14155550104", callerName: "Dave"))),
+    Step(
+      atMs: 15_000, caption: "Dave calls again within 3 minutes: a repeated caller breaks through",
+      input: .call(IncomingCall(id: "c5", callerNumber: "+14155550104", callerName: "Dave"))),
     Step(atMs: 17_500, caption: "The board's button is pressed: acknowledged", input: nil),
     Step(atMs: 19_000, caption: "Do-not-disturb off; Eve calls and nobody answers", input: .setDoNotDisturb(.off)),
-    Step(atMs: 19_500, caption: "", input: .call(IncomingCall(id: "c6", callerNumber: "+14155550105", callerName: "Eve"))),
+    Step(
+      atMs: 19_500, caption: "", input: .call(IncomingCall(id: "c6", callerNumber: "+14155550105", callerName: "Eve"))),
     Step(atMs: 52_000, caption: "The button acknowledges the missed calls", input: nil),
   ]
 
@@ -72,7 +86,9 @@ public struct DemoScenario: Sendable {
   ) async throws -> [EngineEvent] {
     let clock = AcceleratedClock(speed: speed)
     let origin = clock.now
-    let wall: @Sendable () -> Date = { DemoScenario.wallStart.addingTimeInterval(Double(origin.duration(to: clock.now).milliseconds) / 1_000) }
+    let wall: @Sendable () -> Date = {
+      DemoScenario.wallStart.addingTimeInterval(Double(origin.duration(to: clock.now).milliseconds) / 1_000)
+    }
     let (hostEnd, boardEnd) = MemoryTransport.pair(names: ("host", "virtual board"))
     let board = VirtualBoard()
     let alerting = Mutex(false)
@@ -89,7 +105,8 @@ public struct DemoScenario: Sendable {
     var logger = Logger(label: "callalert.demo")
     logger.logLevel = .error
     let service = AlertService(
-      configuration: Self.configuration, connectors: ["desk": { hostEnd }], clock: clock, wallClock: wall, logger: logger)
+      configuration: Self.configuration, connectors: ["desk": { hostEnd }], clock: clock, wallClock: wall,
+      logger: logger)
     let events = await service.subscribe()
     let boardTask = Task { try await runner.run() }
     let serviceTask = Task { await service.run() }
@@ -103,7 +120,9 @@ public struct DemoScenario: Sendable {
     }
     for step in Self.steps {
       try await clock.sleep(until: origin.advanced(by: .milliseconds(step.atMs)), tolerance: nil)
-      if !step.caption.isEmpty { output(String(format: "%8.3f s  -- %@", Double(await runner.nowMs) / 1_000, step.caption)) }
+      if !step.caption.isEmpty {
+        output(String(format: "%8.3f s  -- %@", Double(await runner.nowMs) / 1_000, step.caption))
+      }
       if let input = step.input {
         await service.submit(input)
       } else {
@@ -122,7 +141,9 @@ public struct DemoScenario: Sendable {
 
   static func describe(_ entry: ActuatorTimeline.Entry) -> String {
     let state = entry.state
-    let buzzer = state.buzzerHz == 0 || state.buzzerVolume == 0 ? "buzzer off    " : String(format: "buzzer %4d Hz", state.buzzerHz)
+    let buzzer =
+      state.buzzerHz == 0 || state.buzzerVolume == 0
+      ? "buzzer off    " : String(format: "buzzer %4d Hz", state.buzzerHz)
     let motor = state.motors.first.map { $0 == 0 ? "motor off" : String(format: "motor %3d", $0) } ?? ""
     let led = state.leds & 1 != 0 ? "LED on" : "LED off"
     return String(format: "%8.3f s  |  board: %@  %@  %@", Double(entry.ms) / 1_000, buzzer, motor, led)
@@ -132,10 +153,12 @@ public struct DemoScenario: Sendable {
     let time = String(format: "%8.3f s  >> ", Double(ms) / 1_000)
     switch event {
     case .ringing(let call, let boards, let pattern, let capMs, let silent):
-      return time + "ringing \(call.callerName ?? call.id) on \(boards.joined(separator: ", ")) (\(Self.name(pattern)), up to \(capMs / 1_000) s\(silent ? ", silent" : ""))"
+      return time
+        + "ringing \(call.callerName ?? call.id) on \(boards.joined(separator: ", ")) (\(Self.name(pattern)), up to \(capMs / 1_000) s\(silent ? ", silent" : ""))"
     case .suppressed(let call, let reason): return time + "suppressed \(call.callerName ?? call.id): \(reason.rawValue)"
     case .stopped(let id, let reason): return time + "stopped \(id): \(reason.rawValue)"
-    case .missed(let call, let reason): return time + "missed \(call.callerName ?? call.id) (\(reason.rawValue)): the indicator blinks"
+    case .missed(let call, let reason):
+      return time + "missed \(call.callerName ?? call.id) (\(reason.rawValue)): the indicator blinks"
     case .missedAcknowledged(let count): return time + "\(count) missed call(s) acknowledged"
     case .ignored(let id, let reason): return time + "ignored \(id): \(reason.rawValue)"
     }

@@ -12,7 +12,8 @@ struct PatternResolver: Sendable {
     ?? Pattern(
       steps: [
         PatternStep(durationMs: 400, buzzerHz: 400, buzzerVolume: 200, motor: 200, leds: 1),
-        PatternStep(durationMs: 200), PatternStep(durationMs: 400, buzzerHz: 450, buzzerVolume: 200, motor: 200, leds: 1),
+        PatternStep(durationMs: 200),
+        PatternStep(durationMs: 400, buzzerHz: 450, buzzerVolume: 200, motor: 200, leds: 1),
         PatternStep(durationMs: 2_000),
       ], repeatCount: Pattern.repeatForever)
 

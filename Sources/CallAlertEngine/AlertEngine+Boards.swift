@@ -101,7 +101,8 @@ extension AlertEngine {
         boards[name] = state
         return
       }
-      boards[name] = BoardState(connected: true, callID: nil, token: nil, restarts: state.restarts + 1, restartedCall: id)
+      boards[name] = BoardState(
+        connected: true, callID: nil, token: nil, restarts: state.restarts + 1, restartedCall: id)
       reconcileBoards(at: now, into: &effects)
     case .cap:
       state.token = nil

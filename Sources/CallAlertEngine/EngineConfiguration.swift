@@ -84,7 +84,9 @@ public struct PatternRule: Equatable, Sendable {
   public var boards: [String]
 
   /// Creates a rule.
-  public init(callers: [String] = [], levels: [InterruptionLevel] = [], pattern: PatternReference? = nil, boards: [String] = []) {
+  public init(
+    callers: [String] = [], levels: [InterruptionLevel] = [], pattern: PatternReference? = nil, boards: [String] = []
+  ) {
     self.callers = callers
     self.levels = levels
     self.pattern = pattern

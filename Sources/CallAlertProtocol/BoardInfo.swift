@@ -161,6 +161,7 @@ public struct BoardInfo: Equatable, Sendable {
     self.table = table
   }
 
+  /// Compares every field.
   public static func == (lhs: BoardInfo, rhs: BoardInfo) -> Bool {
     lhs.minVersion == rhs.minVersion && lhs.maxVersion == rhs.maxVersion
       && lhs.sessionVersion == rhs.sessionVersion && lhs.firmware == rhs.firmware
@@ -187,7 +188,9 @@ public struct BoardInfo: Equatable, Sendable {
     let minVersion = try r.u8("min_version")
     let maxVersion = try r.u8("max_version")
     let sessionVersion = try r.u8("version")
-    let firmware = (major: try r.u8("firmware_major"), minor: try r.u8("firmware_minor"), patch: try r.u8("firmware_patch"))
+    let firmware = (
+      major: try r.u8("firmware_major"), minor: try r.u8("firmware_minor"), patch: try r.u8("firmware_patch")
+    )
     let nonce = try r.u32("boot_nonce")
     let length = try r.u8("serial_length")
     guard Int(length) <= maxSerialLength else { throw r.invalid("serial_length", width: 1) }

@@ -137,6 +137,7 @@ public struct PayloadError: Error, Equatable, Sendable, CustomStringConvertible 
     return "\(what) \(field.description) at byte \(offset)"
   }
 
+  /// Compares every field.
   public static func == (lhs: PayloadError, rhs: PayloadError) -> Bool {
     lhs.kind == rhs.kind && lhs.offset == rhs.offset
       && lhs.field.description == rhs.field.description

@@ -32,7 +32,8 @@ public enum Message: Equatable, Sendable {
       var w = ByteWriter(capacity: 16)
       w.u32(trace.boardMs)
       trace.state.encode(into: &w)
-      return Frame(flags: .notify, sequence: sequence, type: MessageType.actuators.rawValue, nonce: nonce, payload: w.bytes)
+      return Frame(
+        flags: .notify, sequence: sequence, type: MessageType.actuators.rawValue, nonce: nonce, payload: w.bytes)
     }
   }
 

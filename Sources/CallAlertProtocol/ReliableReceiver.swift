@@ -37,7 +37,9 @@ public struct ReliableReceiver: Sendable {
     let behind = expected &- sequence
     if Int(behind) <= window {
       duplicates &+= 1
-      if let kept = answers.last(where: { $0.sequence == sequence }), let answer = kept.answer { return .replay(answer) }
+      if let kept = answers.last(where: { $0.sequence == sequence }), let answer = kept.answer {
+        return .replay(answer)
+      }
       return idempotent ? .repeatIdempotent : .stale
     }
     let ahead = sequence &- expected

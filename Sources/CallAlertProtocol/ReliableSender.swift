@@ -71,7 +71,10 @@ public struct ReliableSender: Sendable {
   /// Takes an answer from the peer. Returns the completion it brings, or nil for an answer to nothing
   /// in flight (a late duplicate) or a gap NAK (which triggers a retransmission into `out` instead).
   public mutating func receive(response: Frame, now: UInt64, into out: inout [UInt8]) -> Completion? {
-    guard let index = inFlight.firstIndex(where: { $0.frame.sequence == response.sequence && $0.frame.type == response.type })
+    guard
+      let index = inFlight.firstIndex(where: {
+        $0.frame.sequence == response.sequence && $0.frame.type == response.type
+      })
     else { return nil }
     if response.flags.contains(.nak), response.payload.first == ErrorCode.sequenceGap.rawValue {
       // The peer dropped this frame because an earlier one went missing: resend from the missing one,
@@ -134,7 +137,9 @@ public struct ReliableSender: Sendable {
     // Go-back-N counts the span from the oldest unanswered frame, not the frames in flight: the receiver
     // remembers answers for `window` sequences behind its expectation, so a frame whose answer was lost
     // must never fall further behind than that, or its retransmission could no longer be answered.
-    while !paused, let next = queued.first, inFlight.isEmpty || Int(next.sequence &- inFlight[0].frame.sequence) < window {
+    while !paused, let next = queued.first,
+      inFlight.isEmpty || Int(next.sequence &- inFlight[0].frame.sequence) < window
+    {
       let frame = queued.removeFirst()
       let wire = frame.encoded()
       let ahead = inFlight.reduce(0) { $0 + $1.wire.count } + wire.count

@@ -81,4 +81,3 @@ extension WirePacing {
     return .microseconds(Int64(byteMicros * Double(count)) + Int64(latencyMicros))
   }
 }
-

@@ -28,7 +28,10 @@ public final class VirtualBoard {
   private var lastToken: UInt32?
 
   /// Boots a board at `nowMs` (power-on).
-  public init(configuration: BoardConfiguration = .virtualDefault, flash: VirtualFlash = VirtualFlash(), seed: UInt64 = 1, nowMs: UInt64 = 0) {
+  public init(
+    configuration: BoardConfiguration = .virtualDefault, flash: VirtualFlash = VirtualFlash(), seed: UInt64 = 1,
+    nowMs: UInt64 = 0
+  ) {
     self.configuration = configuration
     self.flash = flash
     hardware = VirtualHardware(motorCount: Int(configuration.motorChannels), seed: seed)

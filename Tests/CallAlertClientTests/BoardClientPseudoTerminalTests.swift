@@ -55,10 +55,13 @@ struct BoardClientPseudoTerminalTests {
     let replugged = Mutex<PtyBoard?>(nil)
     let options = BoardClientOptions(
       reconnect: .init(initialDelay: .milliseconds(20), maxDelay: .milliseconds(100), giveUpAfter: .seconds(20)) {
-        guard let path = replugged.withLock({ $0?.slavePath }) else { throw SerialPortError(code: .noSuchPort, port: "replugged board") }
+        guard let path = replugged.withLock({ $0?.slavePath }) else {
+          throw SerialPortError(code: .noSuchPort, port: "replugged board")
+        }
         return try PseudoTerminal.openSlave(path)
       })
-    let client = BoardClient(transport: try PseudoTerminal.openSlave(first.slavePath), clock: ContinuousClock(), options: options)
+    let client = BoardClient(
+      transport: try PseudoTerminal.openSlave(first.slavePath), clock: ContinuousClock(), options: options)
     try await client.connect()
     await first.unplug()
     let disconnected = await firstEvent(client.events) { if case .disconnected = $0 { true } else { false } }
@@ -79,4 +82,3 @@ struct BoardClientPseudoTerminalTests {
     await second.unplug()
   }
 }
-

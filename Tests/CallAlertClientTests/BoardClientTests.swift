@@ -77,7 +77,8 @@ struct BoardClientTests {
   @Test func aBoardRebootMidConversationIsNoticedAndTheSessionReopened() async throws {
     let rig = LoopbackRig()
     let before = try await rig.client.connect()
-    try await rig.client.play(PlayRequest(token: 8, capMs: 0, source: .inline(Pattern(steps: shortBeep.steps, repeatCount: 255))))
+    try await rig.client.play(
+      PlayRequest(token: 8, capMs: 0, source: .inline(Pattern(steps: shortBeep.steps, repeatCount: 255))))
     await rig.runner.reboot()
     let restarted = await firstEvent(rig.client.events) { if case .restarted = $0 { true } else { false } }
     guard case .restarted(let after)? = restarted else {

@@ -10,10 +10,15 @@ struct LoopbackRig {
   let client: BoardClient<ContinuousClock>
   let run: Task<Void, any Error>
 
-  init(board: sending VirtualBoard = VirtualBoard(), options: BoardClientOptions = BoardClientOptions(), shaped: FaultProfile? = nil, seed: UInt64 = 1) {
+  init(
+    board: sending VirtualBoard = VirtualBoard(), options: BoardClientOptions = BoardClientOptions(),
+    shaped: FaultProfile? = nil, seed: UInt64 = 1
+  ) {
     let (hostEnd, boardEnd) = MemoryTransport.pair()
     let boardSide: any ByteTransport =
-      shaped.map { ShapedTransport(wrapping: boardEnd, pacing: .instant, faults: $0, seed: seed, clock: ContinuousClock()) } ?? boardEnd
+      shaped.map {
+        ShapedTransport(wrapping: boardEnd, pacing: .instant, faults: $0, seed: seed, clock: ContinuousClock())
+      } ?? boardEnd
     let runner = VirtualBoardRunner(board: board, transport: boardSide, clock: ContinuousClock())
     self.runner = runner
     client = BoardClient(transport: hostEnd, clock: ContinuousClock(), options: options)
@@ -29,7 +34,8 @@ struct LoopbackRig {
 
 /// Waits for the first event that matches, with a generous guard so a broken build fails instead of hanging.
 func firstEvent(
-  _ events: AsyncStream<BoardClientEvent>, within seconds: Double = 10, where predicate: @escaping @Sendable (BoardClientEvent) -> Bool
+  _ events: AsyncStream<BoardClientEvent>, within seconds: Double = 10,
+  where predicate: @escaping @Sendable (BoardClientEvent) -> Bool
 ) async -> BoardClientEvent? {
   await withTaskGroup(of: BoardClientEvent?.self) { group in
     group.addTask {

@@ -13,9 +13,11 @@ func flashTable(version: UInt32, slots: Int = 4, steps: Int = 40) -> [UInt8] {
     var pattern: [PatternStep] = []
     for step in 0..<steps {
       let hz = UInt16(400 + 10 * step + slot)
-      pattern.append(PatternStep(durationMs: UInt16(50 + step), buzzerHz: hz, buzzerVolume: 100, motor: UInt8(step % 200)))
+      pattern.append(
+        PatternStep(durationMs: UInt16(50 + step), buzzerHz: hz, buzzerVolume: 100, motor: UInt8(step % 200)))
     }
-    entries.append(PatternTable.Slot(name: Array("p\(slot)-v\(version)".utf8), pattern: Pattern(steps: pattern, repeatCount: 2)))
+    entries.append(
+      PatternTable.Slot(name: Array("p\(slot)-v\(version)".utf8), pattern: Pattern(steps: pattern, repeatCount: 2)))
   }
   return PatternTable(version: version, slots: entries).encoded()
 }

@@ -51,7 +51,8 @@ struct DaemonEndToEndTests {
     let config: String
 
     init(port: String) throws {
-      directory = FileManager.default.temporaryDirectory.appendingPathComponent("callalert-\(UUID().uuidString.prefix(8))")
+      directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "callalert-\(UUID().uuidString.prefix(8))")
       try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
       socket = directory.appendingPathComponent("control.sock").path
       history = directory.appendingPathComponent("history.sqlite").path
@@ -91,13 +92,15 @@ struct DaemonEndToEndTests {
     #expect(status.st_mode & 0o777 == 0o600)
 
     // A call rings at once, even if the board is still connecting: the engine keeps it until one is there.
-    let ack = try await ControlSocketClient.request(#"{"type":"call","id":"c1","caller":"+14155550101","name":"Alice"}"#, path: setup.socket)
+    let ack = try await ControlSocketClient.request(
+      #"{"type":"call","id":"c1","caller":"+14155550101","name":"Alice"}"#, path: setup.socket)
     #expect(ack == #"{"ok":true}"#)
     #expect(await Self.waitUntil(playing: true, board.playback))
     #expect(await board.runner.withBoard { $0.actuators.isAlerting || $0.timeline.alertSpans.count > 0 })
 
     // Bad input is refused with its place, and nothing is lost: the call still rings.
-    let refused = try await ControlSocketClient.request(#"{"type":"call","id":"c2","level":"urgent"}"#, path: setup.socket)
+    let refused = try await ControlSocketClient.request(
+      #"{"type":"call","id":"c2","level":"urgent"}"#, path: setup.socket)
     #expect(refused.contains(#""ok":false"#) && refused.contains("level") && refused.contains(":1:"))
     let statusLine = try await ControlSocketClient.request(#"{"type":"status"}"#, path: setup.socket)
     #expect(statusLine.contains(#""id":"c1""#))

@@ -159,8 +159,13 @@ import Testing
     _ = engine.handle(.call(call("c1")), at: t(0))
     var token: UInt32 = 1
     for attempt in 1...3 {
-      let effects = engine.handle(.playEnded(board: "board", token: token, reason: .fault), at: t(UInt64(attempt) * 1_000))
-      #expect(effects == [.play(board: "board", token: token + 1, pattern: .slot(0), capMs: UInt16(30_000 - attempt * 1_000), options: [])])
+      let effects = engine.handle(
+        .playEnded(board: "board", token: token, reason: .fault), at: t(UInt64(attempt) * 1_000))
+      #expect(
+        effects == [
+          .play(
+            board: "board", token: token + 1, pattern: .slot(0), capMs: UInt16(30_000 - attempt * 1_000), options: [])
+        ])
       token += 1
     }
     #expect(engine.handle(.playEnded(board: "board", token: token, reason: .fault), at: t(4_000)) == [])

@@ -335,7 +335,8 @@ import Testing
   @Test(arguments: [
     Syntax(
       yaml: "version: 1\npatterns:\n  - name: x\n    steps: [ {ms: 5}\n", line: 5, column: 1,
-      message: "YAML syntax error: did not find expected ',' or ']' (while parsing a flow sequence at line 4, column 12)"),
+      message:
+        "YAML syntax error: did not find expected ',' or ']' (while parsing a flow sequence at line 4, column 12)"),
     Syntax(
       yaml: "version: 1\npatterns:\n  - name: \"x\n", line: 4, column: 1,
       message: "YAML syntax error: found unexpected end of stream"),

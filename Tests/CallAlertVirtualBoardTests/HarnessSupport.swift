@@ -23,7 +23,9 @@ extension VirtualLinkHarness {
   /// HELLO, returning the INFO.
   mutating func hello(window: UInt8 = 8) -> BoardInfo? {
     guard case .reply(_, .info(let info))? = exchange(.hello(Hello(window: window))) else { return nil }
-    host.apply(SessionTerms(version: 1, maxPayload: Int(info.capabilities.maxPayload), window: Int(min(window, info.capabilities.window))))
+    host.apply(
+      SessionTerms(
+        version: 1, maxPayload: Int(info.capabilities.maxPayload), window: Int(min(window, info.capabilities.window))))
     return info
   }
 
@@ -34,13 +36,16 @@ extension VirtualLinkHarness {
 
   /// Transfers `table` and commits it; returns the commit's answer.
   mutating func flash(_ table: [UInt8], chunk: Int = 512) -> Message? {
-    let crc = UInt32(table[table.count - 4]) | UInt32(table[table.count - 3]) << 8 | UInt32(table[table.count - 2]) << 16
+    let crc =
+      UInt32(table[table.count - 4]) | UInt32(table[table.count - 3]) << 8 | UInt32(table[table.count - 2]) << 16
       | UInt32(table[table.count - 1]) << 24
     guard case .reply? = exchange(.tableBegin(TableBegin(size: UInt32(table.count), crc: crc))) else { return nil }
     var offset = 0
     while offset < table.count {
       let end = min(offset + chunk, table.count)
-      guard case .reply? = exchange(.tableData(offset: UInt32(offset), bytes: Array(table[offset..<end]))) else { return nil }
+      guard case .reply? = exchange(.tableData(offset: UInt32(offset), bytes: Array(table[offset..<end]))) else {
+        return nil
+      }
       offset = end
     }
     return exchange(.tableCommit(crc: crc))

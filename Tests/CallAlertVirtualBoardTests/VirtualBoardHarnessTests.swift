@@ -27,7 +27,10 @@ struct VirtualBoardHarnessTests {
     #expect(harness.hello() != nil)
     harness.run(forMs: 7)
     let sent = harness.nowMs  // instant wire: PLAY reaches the board at this very millisecond
-    guard case .reply(_, .playing(let cap))? = harness.exchange(.play(PlayRequest(token: 9, capMs: 0, source: .inline(beep)))) else {
+    guard
+      case .reply(_, .playing(let cap))? = harness.exchange(
+        .play(PlayRequest(token: 9, capMs: 0, source: .inline(beep))))
+    else {
       Issue.record("PLAY was not answered")
       return
     }
@@ -43,7 +46,8 @@ struct VirtualBoardHarnessTests {
   func capStopsTheBoardExactly(requested: UInt16, expectedEnd: UInt64) throws {
     var harness = VirtualLinkHarness(board: VirtualBoard())
     #expect(harness.hello() != nil)
-    let forever = Pattern(steps: [PatternStep(durationMs: 700, buzzerHz: 1_000, buzzerVolume: 100)], repeatCount: Pattern.repeatForever)
+    let forever = Pattern(
+      steps: [PatternStep(durationMs: 700, buzzerHz: 1_000, buzzerVolume: 100)], repeatCount: Pattern.repeatForever)
     let sent = harness.nowMs
     _ = harness.exchange(.play(PlayRequest(token: 1, capMs: requested, source: .inline(forever))))
     // The host keeps the lease alive, so only the cap can stop it.
@@ -53,7 +57,10 @@ struct VirtualBoardHarnessTests {
     }
     let end = try #require(harness.board.timeline.firstSilence(from: sent + 1))
     #expect(end - sent == expectedEnd)
-    #expect(harness.events.contains { if case .playEnded(let e) = $0 { e.reason == .cap && e.playedMs == UInt32(expectedEnd) } else { false } })
+    #expect(
+      harness.events.contains {
+        if case .playEnded(let e) = $0 { e.reason == .cap && e.playedMs == UInt32(expectedEnd) } else { false }
+      })
   }
 
   @Test func aLapsedLeaseSilencesTheBoardWhenTheHostGoesQuiet() throws {
@@ -91,7 +98,8 @@ struct VirtualBoardHarnessTests {
   @Test(arguments: [UInt64(3), 17, 99])
   func flashingOverAFaultyWireThenLosingPowerMidTransferKeepsTheOldTable(seed: UInt64) throws {
     let faults = FaultProfile(dropRate: 0.002, corruptRate: 0.002, duplicateRate: 0.002)
-    var harness = VirtualLinkHarness(board: VirtualBoard(seed: seed), pacing: .usbSerial115200, faults: faults, seed: seed)
+    var harness = VirtualLinkHarness(
+      board: VirtualBoard(seed: seed), pacing: .usbSerial115200, faults: faults, seed: seed)
     #expect(harness.hello() != nil)
     let first = sampleTable(version: 1)
     guard case .reply(_, .tableCommitted(let summary))? = harness.flash(first) else {
@@ -143,7 +151,8 @@ struct VirtualBoardHarnessTests {
   }
 
   @Test func timelineLinesAreTheDocumentedJSON() {
-    let entry = ActuatorTimeline.Entry(ms: 1_200, state: ActuatorState(buzzerHz: 2_700, buzzerVolume: 200, leds: 1, motors: [180]))
+    let entry = ActuatorTimeline.Entry(
+      ms: 1_200, state: ActuatorState(buzzerHz: 2_700, buzzerVolume: 200, leds: 1, motors: [180]))
     #expect(entry.jsonLine == #"{"t_ms": 1200, "buzzer_hz": 2700, "buzzer_volume": 200, "motor": [180], "led": 1}"#)
   }
 

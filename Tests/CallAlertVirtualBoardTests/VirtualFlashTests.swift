@@ -25,7 +25,9 @@ struct VirtualFlashTests {
   }
 
   @Test func aFileBackedFlashSurvivesARestart() throws {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("flash-\(UInt64.random(in: 0...UInt64.max)).bin").path
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "flash-\(UInt64.random(in: 0...UInt64.max)).bin"
+    ).path
     defer { try? FileManager.default.removeItem(atPath: path) }
     do {
       let flash = try VirtualFlash(path: path, pageSize: 64, pageCount: 4)

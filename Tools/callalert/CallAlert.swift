@@ -7,6 +7,8 @@ struct CallAlertCommand: AsyncParsableCommand {
     commandName: "callalert",
     abstract: "Ring, vibrate and blink a CallAlert USB board for incoming calls.",
     version: "0.1.0",
-    subcommands: [Run.self, Demo.self, Notify.self, Status.self, History.self, Patterns.self, Flash.self, Ports.self, Board.self]
+    subcommands: [
+      Run.self, Demo.self, Notify.self, Status.self, History.self, Patterns.self, Flash.self, Ports.self, Board.self,
+    ]
   )
 }

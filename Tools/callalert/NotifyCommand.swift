@@ -16,7 +16,8 @@ struct SocketOption: ParsableArguments {
 
   /// Sends one request; prints the answer (or its error) and fails when the daemon refused it.
   func send(_ request: [String: Any], json: Bool = true) async throws -> [String: Any] {
-    let line = String(decoding: try JSONSerialization.data(withJSONObject: request, options: [.sortedKeys]), as: UTF8.self)
+    let line = String(
+      decoding: try JSONSerialization.data(withJSONObject: request, options: [.sortedKeys]), as: UTF8.self)
     let answer = try await ControlSocketClient.request(line, path: try path())
     guard let object = try JSONSerialization.jsonObject(with: Data(answer.utf8)) as? [String: Any] else {
       throw CommandFailure("the daemon answered something that is not a JSON object: \(answer)")
@@ -62,7 +63,8 @@ extension CallAlertCommand {
     }
 
     struct Answered: AsyncParsableCommand {
-      static let configuration = CommandConfiguration(abstract: "The call was answered elsewhere (all calls without --id).")
+      static let configuration = CommandConfiguration(
+        abstract: "The call was answered elsewhere (all calls without --id).")
       @OptionGroup var socket: SocketOption
       @Option(help: "The call's id.") var id: String?
       func run() async throws {
@@ -73,7 +75,8 @@ extension CallAlertCommand {
     }
 
     struct Push: AsyncParsableCommand {
-      static let configuration = CommandConfiguration(abstract: "An APNs-style push payload from a file, or - for standard input.")
+      static let configuration = CommandConfiguration(
+        abstract: "An APNs-style push payload from a file, or - for standard input.")
       @OptionGroup var socket: SocketOption
       @Argument(help: "The payload file, or -.") var file: String
       func run() async throws {
@@ -81,7 +84,9 @@ extension CallAlertCommand {
         if file == "-" {
           data = FileHandle.standardInput.readDataToEndOfFile()
         } else {
-          guard let contents = FileManager.default.contents(atPath: file) else { throw CommandFailure("\(file): cannot read it") }
+          guard let contents = FileManager.default.contents(atPath: file) else {
+            throw CommandFailure("\(file): cannot read it")
+          }
           data = contents
         }
         let payload: Any
@@ -96,17 +101,21 @@ extension CallAlertCommand {
     }
 
     struct Ack: AsyncParsableCommand {
-      static let configuration = CommandConfiguration(abstract: "Acknowledge: stop every ringing call, or clear missed calls.")
+      static let configuration = CommandConfiguration(
+        abstract: "Acknowledge: stop every ringing call, or clear missed calls.")
       @OptionGroup var socket: SocketOption
       func run() async throws { _ = try await socket.send(["type": "ack"]) }
     }
 
     struct DoNotDisturb: AsyncParsableCommand {
-      static let configuration = CommandConfiguration(commandName: "dnd", abstract: "Switch do-not-disturb: on, off or scheduled.")
+      static let configuration = CommandConfiguration(
+        commandName: "dnd", abstract: "Switch do-not-disturb: on, off or scheduled.")
       @OptionGroup var socket: SocketOption
       @Argument(help: "on, off or scheduled.") var mode: String
       func validate() throws {
-        guard ["on", "off", "scheduled"].contains(mode) else { throw ValidationError("mode must be on, off or scheduled") }
+        guard ["on", "off", "scheduled"].contains(mode) else {
+          throw ValidationError("mode must be on, off or scheduled")
+        }
       }
       func run() async throws { _ = try await socket.send(["type": "dnd", "mode": mode]) }
     }
@@ -115,35 +124,46 @@ extension CallAlertCommand {
       static let configuration = CommandConfiguration(abstract: "Switch silent mode (vibrate only): on or off.")
       @OptionGroup var socket: SocketOption
       @Argument(help: "on or off.") var state: String
-      func validate() throws { guard ["on", "off"].contains(state) else { throw ValidationError("state must be on or off") } }
+      func validate() throws {
+        guard ["on", "off"].contains(state) else { throw ValidationError("state must be on or off") }
+      }
       func run() async throws { _ = try await socket.send(["type": "silent", "on": state == "on"]) }
     }
   }
 
   /// `callalert status`.
   struct Status: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Show the running daemon's calls, do-not-disturb and boards.")
+    static let configuration = CommandConfiguration(
+      abstract: "Show the running daemon's calls, do-not-disturb and boards.")
     @OptionGroup var socket: SocketOption
     @Flag(help: "Print JSON.") var json = false
 
     func run() async throws {
       let answer = try await socket.send(["type": "status"])
-      guard let status = answer["status"] as? [String: Any] else { throw CommandFailure("no status in the daemon's answer") }
+      guard let status = answer["status"] as? [String: Any] else {
+        throw CommandFailure("no status in the daemon's answer")
+      }
       if json {
         let data = try JSONSerialization.data(withJSONObject: status, options: [.prettyPrinted, .sortedKeys])
         print(String(decoding: data, as: UTF8.self))
         return
       }
       let dnd = status["do_not_disturb"] as? [String: Any] ?? [:]
-      print("do-not-disturb: \(dnd["override"] as? String ?? dnd["mode"] as? String ?? "?")\((dnd["active"] as? Bool) == true ? " (active now)" : "")\((dnd["silent"] as? Bool) == true ? ", silent" : "")")
+      print(
+        "do-not-disturb: \(dnd["override"] as? String ?? dnd["mode"] as? String ?? "?")\((dnd["active"] as? Bool) == true ? " (active now)" : "")\((dnd["silent"] as? Bool) == true ? ", silent" : "")"
+      )
       for board in status["boards"] as? [[String: Any]] ?? [] {
         let state = (board["connected"] as? Bool) == true ? "connected" : "not connected"
-        print("board \(board["name"] ?? "?"): \(state)\(board["serial"].map { ", serial \($0)" } ?? "")\(board["playing_call"].map { ", ringing \($0)" } ?? "")")
+        print(
+          "board \(board["name"] ?? "?"): \(state)\(board["serial"].map { ", serial \($0)" } ?? "")\(board["playing_call"].map { ", ringing \($0)" } ?? "")"
+        )
       }
       let calls = status["calls"] as? [[String: Any]] ?? []
       print(calls.isEmpty ? "no call ringing" : "ringing:")
       for call in calls {
-        print("  \(call["id"] ?? "?") \(call["name"] ?? "") \(call["caller"] ?? ""): \((call["remaining_ms"] as? Int ?? 0) / 1000) s left on \((call["playing_on"] as? [String] ?? []).joined(separator: ", "))")
+        print(
+          "  \(call["id"] ?? "?") \(call["name"] ?? "") \(call["caller"] ?? ""): \((call["remaining_ms"] as? Int ?? 0) / 1000) s left on \((call["playing_on"] as? [String] ?? []).joined(separator: ", "))"
+        )
       }
       let missed = status["missed"] as? [[String: Any]] ?? []
       if !missed.isEmpty { print("missed, not acknowledged: \(missed.count)") }
@@ -152,14 +172,17 @@ extension CallAlertCommand {
 
   /// `callalert history`.
   struct History: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Show recent calls from the history (the daemon need not run).")
+    static let configuration = CommandConfiguration(
+      abstract: "Show recent calls from the history (the daemon need not run).")
     @Option(help: ArgumentHelp("The config file naming the history.", valueName: "file")) var config: String?
     @Option(help: ArgumentHelp("The history database.", valueName: "file")) var database: String?
     @Flag(help: "Only missed calls.") var missed = false
     @Option(help: "How many calls.") var limit: Int = 20
     @Flag(help: "Print JSON.") var json = false
 
-    func validate() throws { guard (1...1_000).contains(limit) else { throw ValidationError("--limit must be 1 to 1000") } }
+    func validate() throws {
+      guard (1...1_000).contains(limit) else { throw ValidationError("--limit must be 1 to 1000") }
+    }
 
     func run() async throws {
       let path = try database ?? Daemon.configuration(for: DaemonOptions(configPath: config)).historyPath
@@ -172,10 +195,13 @@ extension CallAlertCommand {
   struct Demo: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
       abstract: "Show the main job on an in-process virtual board: calls, hangups, quiet hours, the cap.",
-      discussion: "Time runs --speed times faster (the 30 s cap takes 30/speed s); with the default 2 it ends in about 27 s.")
+      discussion:
+        "Time runs --speed times faster (the 30 s cap takes 30/speed s); with the default 2 it ends in about 27 s.")
     @Option(help: "How many times faster than real time.") var speed: Double = 2
 
-    func validate() throws { guard speed >= 0.5 && speed <= 50 else { throw ValidationError("--speed must be 0.5 to 50") } }
+    func validate() throws {
+      guard speed >= 0.5 && speed <= 50 else { throw ValidationError("--speed must be 0.5 to 50") }
+    }
 
     func run() async throws {
       print("CallAlert demo: a virtual board in-process, time x\(speed). Events (>>) beside the board's actuators (|).")

@@ -64,7 +64,9 @@ extension CallAlertCommand {
         for (slot, entry) in decoded.slots.enumerated() {
           guard let entry else { continue }
           let length = entry.pattern.totalDurationMs.map { "\($0) ms" } ?? "until the cap"
-          print("  slot \(slot): \(String(decoding: entry.name, as: UTF8.self)), \(entry.pattern.steps.count) steps, \(length)")
+          print(
+            "  slot \(slot): \(String(decoding: entry.name, as: UTF8.self)), \(entry.pattern.steps.count) steps, \(length)"
+          )
         }
       }
     }
@@ -102,7 +104,9 @@ extension CallAlertCommand {
         let definition: PatternDefinition
         if FileManager.default.fileExists(atPath: source) {
           let file: PatternFile
-          do { file = try PatternFile.parse(text: try readText(source), file: source) } catch let error as PatternDiagnostics {
+          do { file = try PatternFile.parse(text: try readText(source), file: source) } catch let error
+            as PatternDiagnostics
+          {
             throw CommandFailure("\(error)")
           }
           guard let chosen = pattern.map({ file.pattern(named: $0) }) ?? file.patterns.first else {
@@ -112,7 +116,8 @@ extension CallAlertCommand {
         } else if let builtIn = BuiltInPatterns.named(source) {
           definition = builtIn
         } else {
-          throw CommandFailure("\(source) is neither a file nor a built-in pattern (\(BuiltInPatterns.names.joined(separator: ", ")))")
+          throw CommandFailure(
+            "\(source) is neither a file nor a built-in pattern (\(BuiltInPatterns.names.joined(separator: ", ")))")
         }
         print("\(definition.name):")
         for line in PatternRenderer.terminalLines(definition.pattern, columns: columns) { print("  " + line) }
@@ -171,15 +176,20 @@ extension CallAlertCommand {
       bar.finish()
       switch report.outcome {
       case .alreadyInstalled:
-        print("the board already has this table (version \(build.table.version), crc \(hex32(build.crc))); nothing to do")
+        print(
+          "the board already has this table (version \(build.table.version), crc \(hex32(build.crc))); nothing to do")
       case .wouldFlash:
-        print("dry run: would flash \(build.bytes.count) bytes (version \(build.table.version), crc \(hex32(build.crc))), replacing version \(info.table.version)")
+        print(
+          "dry run: would flash \(build.bytes.count) bytes (version \(build.table.version), crc \(hex32(build.crc))), replacing version \(info.table.version)"
+        )
       case .flashed:
         let ceiling = Double(port.baud) / 10
         print(
           String(
-            format: "flashed %d bytes in %d chunks of %d: %.0f B/s (%.0f %% of the 8N1 ceiling at %d baud); verified; version %u active",
-            report.bytes, report.chunks, report.chunkSize, report.throughput, 100 * report.throughput / ceiling, port.baud,
+            format:
+              "flashed %d bytes in %d chunks of %d: %.0f B/s (%.0f %% of the 8N1 ceiling at %d baud); verified; version %u active",
+            report.bytes, report.chunks, report.chunkSize, report.throughput, 100 * report.throughput / ceiling,
+            port.baud,
             report.installed.version))
       }
     }

@@ -41,7 +41,8 @@ extension CallAlertCommand {
         }
         if let board = port.board {
           let f = board.firmware
-          line += "  => CallAlert board \(String(decoding: board.serial, as: UTF8.self)), firmware \(f.major).\(f.minor).\(f.patch)"
+          line +=
+            "  => CallAlert board \(String(decoding: board.serial, as: UTF8.self)), firmware \(f.major).\(f.minor).\(f.patch)"
         } else if let error = port.probeError {
           line += "  (no board: \(error))"
         }

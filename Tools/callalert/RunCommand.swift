@@ -18,10 +18,12 @@ extension CallAlertCommand {
         """
     )
 
-    @Option(help: ArgumentHelp("A board's port, or auto (overrides the first configured board's).", valueName: "path|auto"))
+    @Option(
+      help: ArgumentHelp("A board's port, or auto (overrides the first configured board's).", valueName: "path|auto"))
     var port: String?
     @Flag(help: "Run every configured board as an in-process virtual board.") var simulate = false
-    @Option(help: ArgumentHelp("The config file (default: ~/.config/callalert/config.yaml if present).", valueName: "file"))
+    @Option(
+      help: ArgumentHelp("The config file (default: ~/.config/callalert/config.yaml if present).", valueName: "file"))
     var config: String?
     @Option(help: ArgumentHelp("The control socket's path.", valueName: "path")) var socket: String?
     @Option(help: "How events are printed: json or text.") var events: String?
@@ -30,7 +32,9 @@ extension CallAlertCommand {
     @Flag(help: "Log debug detail on standard error.") var verbose = false
 
     func validate() throws {
-      if let events, EventsFormat(rawValue: events) == nil { throw ValidationError("--events must be json or text, got \(events)") }
+      if let events, EventsFormat(rawValue: events) == nil {
+        throw ValidationError("--events must be json or text, got \(events)")
+      }
       if port != nil && simulate { throw ValidationError("give --port or --simulate, not both") }
     }
 
@@ -41,7 +45,8 @@ extension CallAlertCommand {
         return handler
       }
       let options = DaemonOptions(
-        configPath: config, port: port, simulate: simulate, socketPath: socket, events: events.flatMap(EventsFormat.init),
+        configPath: config, port: port, simulate: simulate, socketPath: socket,
+        events: events.flatMap(EventsFormat.init),
         readStandardInput: !noStdin, baudRate: baud)
       do {
         try await Daemon.run(options: options, logger: Logger(label: "callalert"))

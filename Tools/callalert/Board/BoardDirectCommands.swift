@@ -6,7 +6,8 @@ import Foundation
 extension CallAlertCommand.Board {
   /// `callalert board info`.
   struct Info: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Show the board's identity, capabilities and pattern table.")
+    static let configuration = CommandConfiguration(
+      abstract: "Show the board's identity, capabilities and pattern table.")
     @OptionGroup var port: PortOptions
     @Flag(help: "Print JSON.") var json = false
 
@@ -15,8 +16,12 @@ extension CallAlertCommand.Board {
       await client.close()
       if json { return try printJSON(BoardInfoJSON(info)) }
       let c = info.capabilities
-      print("board \(String(decoding: info.serial, as: UTF8.self)), firmware \(info.firmware.major).\(info.firmware.minor).\(info.firmware.patch), protocol \(info.minVersion)-\(info.maxVersion) (session v\(info.sessionVersion)), boot nonce \(hex32(info.bootNonce))")
-      print("buzzer: \(c.buzzerChannels) x \(c.buzzerMinHz)-\(c.buzzerMaxHz) Hz; motors: \(c.motorChannels); LEDs: \(c.leds); buttons: \(c.buttons)")
+      print(
+        "board \(String(decoding: info.serial, as: UTF8.self)), firmware \(info.firmware.major).\(info.firmware.minor).\(info.firmware.patch), protocol \(info.minVersion)-\(info.maxVersion) (session v\(info.sessionVersion)), boot nonce \(hex32(info.bootNonce))"
+      )
+      print(
+        "buzzer: \(c.buzzerChannels) x \(c.buzzerMinHz)-\(c.buzzerMaxHz) Hz; motors: \(c.motorChannels); LEDs: \(c.leds); buttons: \(c.buttons)"
+      )
       print("patterns: \(c.patternSlots) slots, \(c.maxSteps) steps each, table up to \(c.tableCapacity) bytes")
       print("link: payload \(c.maxPayload) bytes, window \(c.window); lease \(c.leaseMs) ms")
       print("motor limits: \(c.motorMaxOnMs) ms continuous, \(c.motorMaxDutyPercent) % over \(c.motorDutyWindowMs) ms")
@@ -44,11 +49,17 @@ extension CallAlertCommand.Board {
         print("idle")
       } else {
         let source = status.slot.map { "slot \($0)" } ?? "inline pattern"
-        print("playing token \(status.token) (\(source)) for \(status.elapsedMs) ms; cap in \(status.capRemainingMs) ms, lease in \(status.leaseRemainingMs) ms")
+        print(
+          "playing token \(status.token) (\(source)) for \(status.elapsedMs) ms; cap in \(status.capRemainingMs) ms, lease in \(status.leaseRemainingMs) ms"
+        )
       }
-      print("actuators: buzzer \(status.actuators.buzzerHz) Hz vol \(status.actuators.buzzerVolume), motors \(status.actuators.motors), LEDs \(status.actuators.leds)")
+      print(
+        "actuators: buzzer \(status.actuators.buzzerHz) Hz vol \(status.actuators.buzzerVolume), motors \(status.actuators.motors), LEDs \(status.actuators.leds)"
+      )
       let c = status.counters
-      print("frames ok \(c.framesOK), crc errors \(c.crcErrors), framing errors \(c.framingErrors), overlong \(c.overlong), duplicates \(c.duplicates), faults \(c.faults)")
+      print(
+        "frames ok \(c.framesOK), crc errors \(c.crcErrors), framing errors \(c.framingErrors), overlong \(c.overlong), duplicates \(c.duplicates), faults \(c.faults)"
+      )
     }
   }
 
@@ -113,7 +124,8 @@ extension CallAlertCommand.Board {
       let token = self.token ?? UInt32.random(in: 1...UInt32.max)
       let source: PatternSource =
         slot.map { .slot($0) }
-        ?? .inline(Pattern(steps: [PatternStep(durationMs: ms, buzzerHz: tone ?? 0, buzzerVolume: volume, motor: motor)]))
+        ?? .inline(
+          Pattern(steps: [PatternStep(durationMs: ms, buzzerHz: tone ?? 0, buzzerVolume: volume, motor: motor)]))
       var options: PlayOptions = []
       if muteBuzzer { options.insert(.muteBuzzer) }
       if muteMotor { options.insert(.muteMotor) }
@@ -139,7 +151,8 @@ extension CallAlertCommand.Board {
       await client.close()
       guard let ended else { return }
       if json {
-        try printJSON(PlayResultJSON(token: token, capMs: effectiveCap, reason: "\(ended.reason)", playedMs: ended.playedMs))
+        try printJSON(
+          PlayResultJSON(token: token, capMs: effectiveCap, reason: "\(ended.reason)", playedMs: ended.playedMs))
       } else {
         print("ended: \(ended.reason) after \(ended.playedMs) ms")
       }

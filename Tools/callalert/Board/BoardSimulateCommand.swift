@@ -47,9 +47,13 @@ extension CallAlertCommand.Board {
     @OptionGroup var faults: FaultOptions
 
     func validate() throws {
-      if let baud, baud < 300 || baud > 4_000_000 { throw ValidationError("--baud must be 300 to 4000000, got \(baud)") }
+      if let baud, baud < 300 || baud > 4_000_000 {
+        throw ValidationError("--baud must be 300 to 4000000, got \(baud)")
+      }
       if motors < 1 || motors > 8 { throw ValidationError("--motors must be 1 to 8, got \(motors)") }
-      if serial.isEmpty || serial.utf8.count > BoardInfo.maxSerialLength || !serial.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
+      if serial.isEmpty || serial.utf8.count > BoardInfo.maxSerialLength
+        || !serial.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F })
+      {
         throw ValidationError("--serial must be 1 to 32 printable ASCII characters")
       }
     }
@@ -64,7 +68,8 @@ extension CallAlertCommand.Board {
       } catch {
         throw ValidationError("--flash: \(error)")
       }
-      let board = VirtualBoard(configuration: configuration, flash: flashMemory, seed: UInt64.random(in: 1...UInt64.max))
+      let board = VirtualBoard(
+        configuration: configuration, flash: flashMemory, seed: UInt64.random(in: 1...UInt64.max))
 
       let (master, slavePath) = try PseudoTerminal.open()
       let keepAlive = try PseudoTerminal.holdOpen(slavePath: slavePath)
@@ -89,7 +94,8 @@ extension CallAlertCommand.Board {
         : channel
       let runner = VirtualBoardRunner(board: board, transport: transport, clock: ContinuousClock())
 
-      FileHandle.standardError.write(Data("virtual board \(serial) on \(slavePath)\(link.map { " (link: \($0))" } ?? "")\n".utf8))
+      FileHandle.standardError.write(
+        Data("virtual board \(serial) on \(slavePath)\(link.map { " (link: \($0))" } ?? "")\n".utf8))
       FileHandle.standardOutput.write(Data((slavePath + "\n").utf8))
 
       let signals = SignalWatcher(signals: [SIGINT, SIGTERM]) { Task { await runner.stop() } }
@@ -145,7 +151,8 @@ struct FaultOptions: ParsableArguments {
   var profile: FaultProfile { FaultProfile(dropRate: drop, corruptRate: corrupt, duplicateRate: duplicate) }
 
   func validate() throws {
-    for (name, value) in [("--drop", drop), ("--corrupt", corrupt), ("--duplicate", duplicate)] where !(0...1).contains(value) {
+    for (name, value) in [("--drop", drop), ("--corrupt", corrupt), ("--duplicate", duplicate)]
+    where !(0...1).contains(value) {
       throw ValidationError("\(name) must be between 0 and 1, got \(value)")
     }
   }

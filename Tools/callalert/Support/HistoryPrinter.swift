@@ -15,10 +15,13 @@ enum HistoryPrinter {
     format.dateFormat = "yyyy-MM-dd HH:mm:ss"
     for call in calls {
       let who = [call.callerName, call.callerNumber].compactMap { $0 }.joined(separator: " ")
-      let rang = call.rangAt.flatMap { start in call.endedAt.map { String(format: ", rang %.1f s", $0.timeIntervalSince(start)) } } ?? ""
+      let rang =
+        call.rangAt.flatMap { start in call.endedAt.map { String(format: ", rang %.1f s", $0.timeIntervalSince(start)) }
+        } ?? ""
       let ack = call.missed ? (call.acknowledged ? ", missed (acknowledged)" : ", missed") : ""
       Swift.print(
-        "\(format.string(from: call.receivedAt))  \(call.id)  \(who.isEmpty ? "withheld" : who)  \(call.outcome.rawValue)\(call.reason.map { " (\($0))" } ?? "")\(rang)\(ack)")
+        "\(format.string(from: call.receivedAt))  \(call.id)  \(who.isEmpty ? "withheld" : who)  \(call.outcome.rawValue)\(call.reason.map { " (\($0))" } ?? "")\(rang)\(ack)"
+      )
     }
   }
 }

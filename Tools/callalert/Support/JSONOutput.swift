@@ -35,14 +35,17 @@ struct BoardInfoJSON: Encodable {
     bootNonce = hex32(info.bootNonce)
     let c = info.capabilities
     capabilities = [
-      "buzzer_channels": Int(c.buzzerChannels), "buzzer_min_hz": Int(c.buzzerMinHz), "buzzer_max_hz": Int(c.buzzerMaxHz),
+      "buzzer_channels": Int(c.buzzerChannels), "buzzer_min_hz": Int(c.buzzerMinHz),
+      "buzzer_max_hz": Int(c.buzzerMaxHz),
       "motor_channels": Int(c.motorChannels), "leds": Int(c.leds), "buttons": Int(c.buttons),
       "pattern_slots": Int(c.patternSlots), "max_steps": Int(c.maxSteps), "max_payload": Int(c.maxPayload),
       "window": Int(c.window), "table_capacity": Int(c.tableCapacity), "motor_max_on_ms": Int(c.motorMaxOnMs),
       "motor_duty_window_ms": Int(c.motorDutyWindowMs), "motor_max_duty_percent": Int(c.motorMaxDutyPercent),
       "lease_ms": Int(c.leaseMs),
     ]
-    table = info.table == .none ? nil : TableJSON(version: info.table.version, crc: hex32(info.table.crc), size: info.table.size)
+    table =
+      info.table == .none
+      ? nil : TableJSON(version: info.table.version, crc: hex32(info.table.crc), size: info.table.size)
   }
 
   enum CodingKeys: String, CodingKey {

@@ -7,7 +7,8 @@ import CallAlertSerial
 struct PortOptions: ParsableArguments {
   @Option(
     name: .long,
-    help: ArgumentHelp("The board's serial port or pseudo-terminal, or `auto` for the only board there is.", valueName: "path|auto"))
+    help: ArgumentHelp(
+      "The board's serial port or pseudo-terminal, or `auto` for the only board there is.", valueName: "path|auto"))
   var port: String = "auto"
 
   @Option(name: .long, help: "Baud rate of a real UART (USB CDC-ACM ignores it).")
@@ -27,7 +28,9 @@ struct PortOptions: ParsableArguments {
   }
 
   /// Resolves `auto`, opens the port and connects a client.
-  func connect(options: BoardClientOptions = BoardClientOptions()) async throws -> (BoardClient<ContinuousClock>, BoardInfo) {
+  func connect(
+    options: BoardClientOptions = BoardClientOptions()
+  ) async throws -> (BoardClient<ContinuousClock>, BoardInfo) {
     let path = try await BoardLocator.resolve(port)
     let transport = try SerialPort.open(path, baudRate: baud)
     let client = BoardClient(transport: transport, clock: ContinuousClock(), options: options)

@@ -46,7 +46,8 @@ final class StatusDisplay: @unchecked Sendable {
   static func describe(_ entry: ActuatorTimeline.Entry) -> String {
     let state = entry.state
     let seconds = String(format: "%9.3f s", Double(entry.ms) / 1000)
-    let buzzer = state.buzzerHz == 0 || state.buzzerVolume == 0
+    let buzzer =
+      state.buzzerHz == 0 || state.buzzerVolume == 0
       ? "buzzer  off          " : String(format: "buzzer %5d Hz vol %3d", state.buzzerHz, state.buzzerVolume)
     let motors = state.motors.map { $0 == 0 ? "  -" : String(format: "%3d", $0) }.joined(separator: " ")
     let leds = (0..<8).filter { state.leds & (1 << $0) != 0 }.map(String.init).joined(separator: ",")
