@@ -3,7 +3,7 @@ SWIFT ?= swift
 SWIFT_FORMAT ?= swift-format
 FUZZ_SECONDS ?= 60
 
-.PHONY: all deps build test demo bench soak fuzz firmware-check firmware format lint clean
+.PHONY: all deps build test demo bench soak fuzz firmware-check firmware qemu format lint clean
 
 all: build
 
@@ -15,8 +15,11 @@ deps:
 build: deps
 	$(SWIFT) build
 
-## test: install what is missing, build, run every test, and compile the portable core as Embedded Swift
+## test: install what is missing, build the QEMU firmware (when qemu-system-arm and ld.lld are here), build,
+## run every test (the conformance suite runs on the virtual board and the firmware in QEMU), and compile the
+## portable core as Embedded Swift
 test: deps
+	@Tools/scripts/firmware-if-possible.sh
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	@Tools/scripts/firmware-check.sh
@@ -33,6 +36,16 @@ bench: deps
 fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) Tools/scripts/fuzz.sh
 
+## firmware: the board firmware (Embedded Swift, same core as the virtual board) for QEMU's mps2-an386;
+## writes firmware/build/callalert-mps2-an386.elf and prints its size
+firmware:
+	@$(MAKE) --no-print-directory -C firmware
+
+## qemu: run the firmware in QEMU with its UART on a pseudo-terminal (Ctrl-C stops it); QEMU_ARGS for more,
+## e.g. make qemu QEMU_ARGS="--link /tmp/callalert-qemu"
+qemu: firmware
+	$(SWIFT) run callalert board qemu $(QEMU_ARGS)
+
 ## firmware-check: compile the codec and the board core as Embedded Swift for armv7em (-Werror EmbeddedRestrictions)
 firmware-check:
 	@Tools/scripts/firmware-check.sh
@@ -44,4 +57,4 @@ lint:
 	$(SWIFT_FORMAT) lint --configuration .swift-format --strict --recursive Sources Tests Tools Package.swift
 
 clean:
-	rm -rf .build .build-* fuzz-artifacts bench-results.json
+	rm -rf .build .build-* fuzz-artifacts bench-results.json firmware/build

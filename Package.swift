@@ -149,6 +149,13 @@ let package = Package(
       dependencies: ["CallAlertSerial"],
       swiftSettings: strictSettings
     ),
+    .testTarget(
+      name: "CallAlertConformanceTests",
+      dependencies: [
+        "CallAlertClient", "CallAlertVirtualBoard", "CallAlertSerial", "CallAlertProtocol", "CallAlertBoardCore",
+      ],
+      swiftSettings: strictSettings
+    ),
   ],
   swiftLanguageModes: [.v6]
 )

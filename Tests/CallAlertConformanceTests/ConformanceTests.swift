@@ -1,0 +1,93 @@
+import Testing
+
+// One conformance suite, run against both boards: every check in ``ConformanceChecks`` takes the board kind.
+// Each kind has its own suite so that the QEMU one can be skipped, visibly, where QEMU or the firmware
+// image is missing (`make test` builds the image first when qemu-system-arm and ld.lld are present).
+// Serialized, both kinds included: each check boots its own board, and boards running side by side would
+// disturb each other's timing on a small machine.
+@Suite("Conformance", .serialized)
+struct ConformanceTests {}
+
+extension ConformanceTests {
+  @Suite("virtual board")
+  struct VirtualBoard {
+    @Test("handshake: INFO fields, GET_INFO") func handshake() async throws {
+      try await ConformanceChecks.handshake(.virtual)
+    }
+    @Test("PING up to the largest payload") func ping() async throws { try await ConformanceChecks.ping(.virtual) }
+    @Test("GET_STATUS when idle") func idleStatus() async throws { try await ConformanceChecks.idleStatus(.virtual) }
+    @Test("PLAY inline, GET_STATUS, STOP, supersede, mute") func play() async throws {
+      try await ConformanceChecks.playStatusStop(.virtual)
+    }
+    @Test("refusals: NAK codes and details") func refusals() async throws {
+      try await ConformanceChecks.refusals(.virtual)
+    }
+    @Test("SET_INDICATOR on, blink timing, off") func indicator() async throws {
+      try await ConformanceChecks.indicator(.virtual)
+    }
+    @Test("cap: PLAY cap 300 ms ends with PLAY_ENDED cap, outputs off") func cap() async throws {
+      try await ConformanceChecks.cap(.virtual)
+    }
+    @Test("lease: LEASE 200 ms then silence ends with PLAY_ENDED lease") func lease() async throws {
+      try await ConformanceChecks.lease(.virtual)
+    }
+    @Test("pattern timing: step boundaries within the tolerance of board time") func timing() async throws {
+      try await ConformanceChecks.patternTiming(.virtual)
+    }
+    @Test("table: BEGIN, DATA, READ, COMMIT, ABORT, PLAY by slot") func table() async throws {
+      try await ConformanceChecks.tableTransfer(.virtual)
+    }
+    @Test("table filling the flash, read back, kept across RESET") func fullTable() async throws {
+      try await ConformanceChecks.fullTable(.virtual)
+    }
+    @Test("RESET: new nonce, BOOT, the table survives") func reboot() async throws {
+      try await ConformanceChecks.reboot(.virtual)
+    }
+    @Test("a host that stops reading does not stall the board") func hostStopsReading() async throws {
+      try await ConformanceChecks.hostStopsReading(.virtual)
+    }
+  }
+
+  @Suite(
+    "QEMU firmware (mps2-an386)",
+    .enabled(if: QemuFirmware.hasQemu, "qemu-system-arm not installed (make deps installs it as root)"),
+    .enabled(
+      if: QemuFirmware.hasImage, "no firmware image at firmware/build/callalert-mps2-an386.elf (run make firmware)"))
+  struct QemuFirmwareBoard {
+    @Test("handshake: INFO fields, GET_INFO") func handshake() async throws {
+      try await ConformanceChecks.handshake(.qemu)
+    }
+    @Test("PING up to the largest payload") func ping() async throws { try await ConformanceChecks.ping(.qemu) }
+    @Test("GET_STATUS when idle") func idleStatus() async throws { try await ConformanceChecks.idleStatus(.qemu) }
+    @Test("PLAY inline, GET_STATUS, STOP, supersede, mute") func play() async throws {
+      try await ConformanceChecks.playStatusStop(.qemu)
+    }
+    @Test("refusals: NAK codes and details") func refusals() async throws {
+      try await ConformanceChecks.refusals(.qemu)
+    }
+    @Test("SET_INDICATOR on, blink timing, off") func indicator() async throws {
+      try await ConformanceChecks.indicator(.qemu)
+    }
+    @Test("cap: PLAY cap 300 ms ends with PLAY_ENDED cap, outputs off") func cap() async throws {
+      try await ConformanceChecks.cap(.qemu)
+    }
+    @Test("lease: LEASE 200 ms then silence ends with PLAY_ENDED lease") func lease() async throws {
+      try await ConformanceChecks.lease(.qemu)
+    }
+    @Test("pattern timing: step boundaries within the tolerance of board time") func timing() async throws {
+      try await ConformanceChecks.patternTiming(.qemu)
+    }
+    @Test("table: BEGIN, DATA, READ, COMMIT, ABORT, PLAY by slot") func table() async throws {
+      try await ConformanceChecks.tableTransfer(.qemu)
+    }
+    @Test("table filling the flash, read back, kept across RESET") func fullTable() async throws {
+      try await ConformanceChecks.fullTable(.qemu)
+    }
+    @Test("RESET: new nonce, BOOT, the table survives") func reboot() async throws {
+      try await ConformanceChecks.reboot(.qemu)
+    }
+    @Test("a host that stops reading does not stall the board") func hostStopsReading() async throws {
+      try await ConformanceChecks.hostStopsReading(.qemu)
+    }
+  }
+}
