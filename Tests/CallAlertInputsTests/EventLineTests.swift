@@ -35,7 +35,7 @@ import Testing
       #"{"event":"ringing","at":"2026-11-21T22:00:01.000Z","#
         + #""call":{"id":"c3","caller":"+1","name":null,"level":"active","sent_at":null},"#
         + #""boards":[],"pattern":"inline","cap_ms":250,"silent":false}"#,
-      "22:00:01 ringing c3 +1 on no board: inline pattern, 0.25 s"
+      "22:00:01 ringing c3 +1 (waiting for a board): inline pattern, 0.25 s"
     ),
     (
       .suppressed(IncomingCall(id: "c4", callerName: "Bob"), reason: .doNotDisturb),
