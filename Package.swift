@@ -46,6 +46,9 @@ let package = Package(
       providers: [.apt(["libserialport-dev"]), .brew(["libserialport"])]),
     .target(name: "CallAlertSerial", dependencies: ["CSerialPort"], swiftSettings: strictSettings),
 
+    // Host: the board firmware in QEMU (mps2-an386): starting, watching and stopping qemu-system-arm.
+    .target(name: "CallAlertQemu", swiftSettings: strictSettings),
+
     // Host: a connection to one board (handshake, commands, events, lease, reboot and unplug recovery).
     .target(
       name: "CallAlertClient", dependencies: ["CallAlertProtocol", "CallAlertSerial"], swiftSettings: strictSettings),
@@ -79,6 +82,7 @@ let package = Package(
       dependencies: [
         "CallAlertProtocol", "CallAlertBoardCore", "CallAlertSerial", "CallAlertVirtualBoard", "CallAlertClient",
         "CallAlertDaemon", "CallAlertInputs", "CallAlertHistory", "CallAlertEngine", "CallAlertPatterns",
+        "CallAlertQemu",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -87,6 +91,24 @@ let package = Package(
     ),
     .executableTarget(
       name: "callalert-fuzz-decoder", dependencies: ["CallAlertProtocol"], path: "Tools/fuzz-decoder"),
+    .executableTarget(
+      name: "callalert-fuzz-patterns", dependencies: ["CallAlertPatterns", "CallAlertProtocol"], path: "Tools/fuzz-patterns"),
+    .executableTarget(
+      name: "callalert-fuzz-push", dependencies: ["CallAlertInputs", "CallAlertEngine"], path: "Tools/fuzz-push"),
+
+    // Benchmarks and the reliability soak (`make bench`, `make soak`); the C target counts heap allocations
+    // by interposing malloc and its relatives in the bench executable (glibc only).
+    .target(name: "CallAlertBenchMalloc", path: "Tools/bench/MallocCounter"),
+    .executableTarget(
+      name: "callalert-bench",
+      dependencies: [
+        "CallAlertBenchMalloc", "CallAlertProtocol", "CallAlertBoardCore", "CallAlertSerial", "CallAlertVirtualBoard",
+        "CallAlertClient", "CallAlertDaemon", "CallAlertEngine",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+      ],
+      path: "Tools/bench", exclude: ["MallocCounter"], swiftSettings: strictSettings),
 
     // Tests.
     .testTarget(
@@ -153,6 +175,7 @@ let package = Package(
       name: "CallAlertConformanceTests",
       dependencies: [
         "CallAlertClient", "CallAlertVirtualBoard", "CallAlertSerial", "CallAlertProtocol", "CallAlertBoardCore",
+        "CallAlertQemu",
       ],
       swiftSettings: strictSettings
     ),

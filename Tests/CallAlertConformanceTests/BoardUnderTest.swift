@@ -1,6 +1,7 @@
 import CallAlertBoardCore
 import CallAlertClient
 import CallAlertProtocol
+import CallAlertQemu
 import CallAlertSerial
 import CallAlertVirtualBoard
 import Foundation
@@ -39,7 +40,7 @@ final class BoardUnderTest: Sendable {
 
   private enum RunningBoard: Sendable {
     case virtual(VirtualBoardRunner<ContinuousClock>, Task<Void, any Error>, keepAlive: FileDescriptor)
-    case qemu(QemuFirmware.Process, keepAlive: FileDescriptor)
+    case qemu(RunningQemu, keepAlive: FileDescriptor)
   }
 
   private init(
@@ -74,12 +75,12 @@ final class BoardUnderTest: Sendable {
       board = .virtual(runner, Task { try await runner.run() }, keepAlive: keepAlive)
       slavePath = path
     case .qemu:
-      let process = try await QemuFirmware.launch()
+      let qemu = try await QemuFirmware.launch()
       // Held open for the board's whole life, as `callalert board qemu` does: QEMU then always sees a
       // connected line (it drops what the firmware sends while nothing holds the slave).
-      let keepAlive = try PseudoTerminal.holdOpen(slavePath: process.slavePath)
-      board = .qemu(process, keepAlive: keepAlive)
-      slavePath = process.slavePath
+      let keepAlive = try PseudoTerminal.holdOpen(slavePath: qemu.pseudoTerminalPath)
+      board = .qemu(qemu, keepAlive: keepAlive)
+      slavePath = qemu.pseudoTerminalPath
     }
     let client = BoardClient(
       transport: try PseudoTerminal.openSlave(slavePath), clock: ContinuousClock(), options: options)
@@ -108,8 +109,8 @@ final class BoardUnderTest: Sendable {
       await runner.stop()
       _ = await run.result
       keepAlive.close()
-    case .qemu(let process, let keepAlive):
-      let console = await process.stop()
+    case .qemu(let qemu, let keepAlive):
+      let console = await QemuFirmware.stop(qemu)
       keepAlive.close()
       // The firmware reports a fault or a watchdog reset on its debug console before it restarts.
       if console.contains("fault") || console.contains("watchdog") {
