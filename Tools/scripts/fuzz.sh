@@ -1,45 +1,104 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer target over the stream decoder and runs it for FUZZ_SECONDS (default 60),
-# printing executions and crashes. Artifacts (crashing inputs) land in fuzz-artifacts/.
+# Builds the libFuzzer targets and runs each for FUZZ_SECONDS (default 60) seconds, printing executions and
+# crashes per target:
+#   decoder   the stream decoder and the message layer (callalert-fuzz-decoder), seeded from Protocol/vectors
+#   patterns  the pattern file parser, validator, compiler and decompiler (callalert-fuzz-patterns), seeded
+#             from the YAML examples in docs/PATTERNS.md
+#   push      push payloads and control lines (callalert-fuzz-push), seeded from the JSON in docs/PUSH.md and
+#             docs/CONFIG.md; an input's first byte picks the parser (even: push payload, odd: control line)
+# FUZZ_TARGETS="decoder push" runs a subset. Each target keeps its corpus and crashing inputs in
+# fuzz-artifacts/<target>/; replay one with the plain build: swift run callalert-fuzz-<target> <file>.
+# Exits non-zero when any target found a crash, a leak or a timeout.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${FUZZ_SECONDS:-60}
+targets=${FUZZ_TARGETS:-decoder patterns push}
 scratch=.build-fuzz
-swift build --scratch-path "$scratch" -c release --product callalert-fuzz-decoder \
-  -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING -Xswiftc -use-ld=lld
-bin="$scratch/release/callalert-fuzz-decoder"
-corpus=fuzz-artifacts/corpus
-mkdir -p "$corpus" fuzz-artifacts
-# Seed the corpus with the wire bytes of the test vectors, so the fuzzer starts from valid frames.
-if [ -d Protocol/vectors ]; then
-  python3 - "$corpus" <<'PY'
-import json, pathlib, sys
-out = pathlib.Path(sys.argv[1])
-for path in pathlib.Path("Protocol/vectors").glob("*.json"):
-    def walk(node):
-        if isinstance(node, dict):
-            for key, value in node.items():
-                if key in ("wire", "wire_hex", "encoded", "encoded_hex", "input_hex", "bytes_hex", "hex") and isinstance(value, str):
-                    try:
-                        data = bytes.fromhex(value.replace(" ", ""))
-                    except ValueError:
-                        continue
-                    (out / f"{path.stem}-{abs(hash(value))}").write_bytes(data)
-                else:
-                    walk(value)
-        elif isinstance(node, list):
-            for item in node:
-                walk(item)
-    walk(json.loads(path.read_text()))
+
+for target in $targets; do
+  case $target in
+    decoder | patterns | push) ;;
+    *) echo "fuzz: unknown target $target (decoder, patterns, push)" >&2; exit 2 ;;
+  esac
+  swift build --scratch-path "$scratch" -c release --product "callalert-fuzz-$target" \
+    -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING -Xswiftc -use-ld=lld
+done
+
+# Seeds: valid inputs from the specification and the documentation, so the fuzzers start from what parses.
+seed() {
+  local target=$1 corpus=$2
+  python3 - "$target" "$corpus" <<'PY'
+import hashlib, json, pathlib, re, sys
+target, out = sys.argv[1], pathlib.Path(sys.argv[2])
+def save(data):
+    (out / hashlib.sha1(data).hexdigest()[:16]).write_bytes(data)
+def blocks(path, language):
+    p = pathlib.Path(path)
+    return re.findall(r"```" + language + r"\n(.*?)```", p.read_text(), re.S) if p.exists() else []
+if target == "decoder":
+    for path in pathlib.Path("Protocol/vectors").glob("*.json"):
+        def walk(node):
+            if isinstance(node, dict):
+                for key, value in node.items():
+                    keys = ("wire", "wire_hex", "encoded", "encoded_hex", "input_hex", "bytes_hex", "hex")
+                    if key in keys and isinstance(value, str):
+                        try:
+                            save(bytes.fromhex(value.replace(" ", "")))
+                        except ValueError:
+                            pass
+                    else:
+                        walk(value)
+            elif isinstance(node, list):
+                for item in node:
+                    walk(item)
+        walk(json.loads(path.read_text()))
+elif target == "patterns":
+    for block in blocks("docs/PATTERNS.md", "yaml"):
+        save(block.encode())
+    save(b"patterns:\n  - name: ring\n    cadence: UK\n")
+elif target == "push":
+    # A push payload is prefixed with an even byte, a control line with an odd one.
+    for path in ("docs/PUSH.md", "docs/CONFIG.md"):
+        for block in blocks(path, "json"):
+            text = block.strip()
+            try:
+                json.loads(text)
+                save(b"\x00" + text.encode())
+            except ValueError:
+                for line in text.splitlines():
+                    if line.strip().startswith("{"):
+                        save(b"\x00" + line.strip().encode())
+                        save(b"\x01" + line.strip().encode())
+    for line in ('{"type":"call","id":"c1","caller":"+14155550101","name":"Alice","sent_at":1750000000123}',
+                 '{"type":"hangup","id":"c1"}', '{"type":"status"}', '{"type":"history","missed":true,"limit":5}',
+                 '{"type":"dnd","mode":"on"}'):
+        save(b"\x01" + line.encode())
 PY
-fi
-log=fuzz-artifacts/fuzz.log
-set +e
-"$bin" "$corpus" -max_total_time="$seconds" -max_len=4096 -artifact_prefix=fuzz-artifacts/ -print_final_stats=1 \
-  >"$log" 2>&1
-status=$?
-set -e
-grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb|^stat::average_exec_per_sec|SUMMARY|ERROR" "$log" || true
-crashes=$(find fuzz-artifacts -maxdepth 1 \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' \) | wc -l)
-echo "fuzz: ${seconds}s, crashes: $crashes (log: $log)"
+}
+
+status=0
+summary=()
+for target in $targets; do
+  dir=fuzz-artifacts/$target
+  corpus=$dir/corpus
+  mkdir -p "$corpus"
+  seed "$target" "$corpus"
+  log=$dir/fuzz.log
+  set +e
+  "$scratch/release/callalert-fuzz-$target" "$corpus" -max_total_time="$seconds" -max_len=4096 -timeout=10 \
+    -artifact_prefix="$dir/" -print_final_stats=1 >"$log" 2>&1
+  code=$?
+  set -e
+  executions=$(grep -E "^stat::number_of_executed_units" "$log" | awk '{print $2}' | tail -1)
+  rate=$(grep -E "^stat::average_exec_per_sec" "$log" | awk '{print $2}' | tail -1)
+  crashes=$(find "$dir" -maxdepth 1 \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) \
+    | wc -l)
+  grep -E "SUMMARY|ERROR|==ERROR|Fatal error|precondition" "$log" | head -5 || true
+  line="fuzz $target: ${seconds}s, ${executions:-0} executions (${rate:-0}/s), corpus $(ls "$corpus" | wc -l)"
+  line="$line, crashes: $crashes (log: $log)"
+  echo "$line"
+  summary+=("$line")
+  if [ "$code" -ne 0 ] || [ "$crashes" -ne 0 ]; then status=1; fi
+done
+printf '%s\n' "${summary[@]}"
 exit $status

@@ -1,0 +1,332 @@
+import ArgumentParser
+import CallAlertBenchMalloc
+import CallAlertProtocol
+import Dispatch
+import Foundation
+
+/// `callalert-bench`: measures the codec, flashing, and the daemon at work, prints a table and writes the
+/// figures as one JSON file (docs/BENCH.md describes every key). Never fails on timing: figures are printed
+/// and written, and targets are shown beside them. `--soak` runs the reliability soak instead.
+@main
+struct BenchCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "callalert-bench",
+    abstract: "Measure CallAlert's codec, flashing and daemon; or, with --soak, run the reliability soak.",
+    discussion: """
+      Sections (all by default): codec, flash, idle, latency, cap, fanout. Figures are printed as a table and
+      written to --json. Build it in release: swift build -c release --product callalert-bench.
+      """)
+
+  @Option(help: ArgumentHelp("Write the figures here.", valueName: "path"))
+  var json = "bench-results.json"
+
+  @Option(help: ArgumentHelp("Run only these sections (comma-separated).", valueName: "list"))
+  var only: String?
+
+  @Option(help: "Calls for the latency measurement.")
+  var calls = 1_000
+
+  @Option(help: "Calls for the cap accuracy measurement.")
+  var capCalls = 200
+
+  @Option(help: "Seconds to watch the idle daemon.")
+  var idleSeconds = 30.0
+
+  @Option(help: "Boards for the fan-out measurement.")
+  var fanOutBoards = 32
+
+  @Option(help: "Calls for the fan-out measurement.")
+  var fanOutCalls = 200
+
+  @Flag(help: "Small counts and short runs: a smoke test of the bench itself (figures are not meaningful).")
+  var quick = false
+
+  @Flag(help: "Run the reliability soak (faulty link, then kill -9 of the daemon) instead of the bench.")
+  var soak = false
+
+  @Option(help: "Soak: calls through the faulty link.")
+  var soakCalls = 10_000
+
+  @Option(help: "Soak: kill -9 runs of the daemon mid-ring.")
+  var killRuns = 100
+
+  @Option(help: "Soak: kill -9 runs at once (each with its own board and daemon).")
+  var killParallel = 4
+
+  @Option(help: ArgumentHelp("Soak: the callalert executable for the kill -9 runs.", valueName: "path"))
+  var callalert: String?
+
+  @Flag(help: .hidden)
+  var child = false
+
+  static let sections = ["codec", "flash", "idle", "latency", "cap", "fanout"]
+
+  func validate() throws {
+    if let only {
+      for name in only.split(separator: ",") where !Self.sections.contains(String(name)) {
+        throw ValidationError("unknown section \(name); sections are \(Self.sections.joined(separator: ", "))")
+      }
+    }
+    if soakCalls < 0 || killRuns < 0 || killParallel < 1 { throw ValidationError("soak counts must not be negative") }
+    if calls < 1 || capCalls < 1 || fanOutCalls < 1 || fanOutBoards < 1 {
+      throw ValidationError("counts must be at least 1")
+    }
+    if idleSeconds <= 0 { throw ValidationError("--idle-seconds must be positive") }
+  }
+
+  func run() async throws {
+    if soak {
+      try await Soak(
+        calls: quick ? min(200, soakCalls) : soakCalls, killRuns: quick ? min(4, killRuns) : killRuns,
+        killParallel: killParallel, callalert: callalert,
+        jsonPath: json == "bench-results.json" ? "soak-results.json" : json
+      ).run()
+      return
+    }
+    let wanted = (only ?? Self.sections.joined(separator: ",")).split(separator: ",").map(String.init)
+    if child {
+      // One daemon section for a parent bench: its figures and table rows go to files the parent reads.
+      guard wanted.count == 1, let name = wanted.first else { throw ValidationError("--child runs one section") }
+      var table = ResultTable()
+      let figures = try await section(name, into: &table)
+      try (figures.text() + "\n").write(toFile: json, atomically: true, encoding: .utf8)
+      try table.tsv.write(toFile: json + ".rows", atomically: true, encoding: .utf8)
+      return
+    }
+    let machine = Machine.current()
+    var table = ResultTable()
+    var results: [(String, JSONValue)] = [("machine", machine.json)]
+    results.append(
+      ("allocation_counter", .string(callalert_bench_counts_allocations() != 0 ? "glibc-interposer" : "none")))
+    let load = String(format: "%.2f", machine.loadAverage)
+    progress("callalert-bench on \(machine.processors) × \(machine.cpuModel), load \(load)")
+    for name in Self.sections where wanted.contains(name) {
+      if Self.daemonSections.contains(name) {
+        // Each daemon section runs in a fresh process of its own, so its RSS, threads and CPU are the daemon's
+        // and its boards', not what earlier sections left behind.
+        results.append((name, try await inChild(name, into: &table)))
+      } else {
+        results.append((name, try await section(name, into: &table)))
+      }
+    }
+    results.append(("load_average_1m_at_end", .number(Machine.current().loadAverage)))
+    print(table.text)
+    try (JSONValue.object(results).text() + "\n").write(toFile: json, atomically: true, encoding: .utf8)
+    print("figures written to \(json)")
+  }
+
+  /// Sections measured in a child process each.
+  static let daemonSections: Set<String> = ["idle", "latency", "cap", "fanout"]
+
+  /// Runs `name` in a child process of this executable and collects its figures and table rows.
+  private func inChild(_ name: String, into table: inout ResultTable) async throws -> JSONValue {
+    let output = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "callalert-bench-\(name)-\(getpid()).json"
+    ).path
+    defer {
+      try? FileManager.default.removeItem(atPath: output)
+      try? FileManager.default.removeItem(atPath: output + ".rows")
+    }
+    var arguments = [
+      "--child", "--only", name, "--json", output, "--calls", "\(calls)", "--cap-calls", "\(capCalls)",
+      "--idle-seconds", "\(idleSeconds)", "--fan-out-boards", "\(fanOutBoards)", "--fan-out-calls", "\(fanOutCalls)",
+    ]
+    if quick { arguments.append("--quick") }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/proc/self/exe")
+    process.arguments = arguments
+    try process.run()
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      DispatchQueue.global().async {
+        process.waitUntilExit()
+        continuation.resume()
+      }
+    }
+    guard process.terminationStatus == 0, let text = try? String(contentsOfFile: output, encoding: .utf8),
+      let rows = try? String(contentsOfFile: output + ".rows", encoding: .utf8)
+    else {
+      table.add(name, "FAILED (child exited with \(process.terminationStatus))")
+      return .string("failed")
+    }
+    table.append(tsv: rows)
+    return .raw(text.trimmingCharacters(in: .whitespacesAndNewlines))
+  }
+
+  /// Measures one section, adding its rows to `table`; returns its figures.
+  private func section(_ name: String, into table: inout ResultTable) async throws -> JSONValue {
+    switch name {
+    case "codec":
+      progress("codec ...")
+      let figures = CodecBench.run(runs: quick ? 2 : 5, secondsPerRun: quick ? 0.05 : 0.2)
+      for f in figures {
+        let label = "\(f.payloadBytes) B payload"
+        for (name, rate) in [
+          ("encode", f.encode), ("encode (reused buffer)", f.encodeReusing), ("decode (push per byte)", f.decodePush),
+          ("decode (FrameDecoder.feed)", f.decode), ("decode (LinkEndpoint.receive)", f.decodeEndpoint),
+          ("CRC-32C (checksum call)", f.crc), ("CRC-32C (inlined update)", f.crcInlined),
+          ("COBS decode (call)", f.cobsDecode), ("memcpy ceiling", f.memcpy),
+        ] {
+          table.add(
+            "codec \(name), \(label)",
+            "\(Self.count(rate.framesPerSecond)) frames/s, \(String(format: "%.1f", rate.payloadMBPerSecond)) MB/s"
+              + (rate.allocationsPerFrame.map { String(format: ", %.2f allocs/frame", $0) } ?? ""))
+        }
+      }
+      return .array(figures.map(\.json))
+
+    case "flash":
+      progress("flash (virtual time) ...")
+      let table28k = FlashBench.largeTable()
+      var flash: [(String, JSONValue)] = [
+        ("table_bytes", .int(table28k.count)), ("ceiling_bytes_per_s", .number(FlashBench.ceilingBytesPerSecond)),
+      ]
+      for window in [8, 1] {
+        guard let f = FlashBench.virtualTime(table: table28k, window: window) else {
+          table.add("flash window \(window)", "FAILED")
+          continue
+        }
+        table.add(
+          "flash goodput, window \(window) (virtual time)",
+          String(
+            format: "%.3f of 11 520 B/s (%.0f B/s, %.3f s for %d B)", f.fractionOfCeiling, f.goodputBytesPerSecond,
+            f.seconds,
+            f.tableBytes),
+          target: window == 8 ? "≥ 0.92" : "")
+        flash.append((window == 1 ? "virtual_time_stop_and_wait" : "virtual_time_windowed", f.json))
+      }
+      for window in [8, 1] {
+        guard let r = FlashBench.virtualReadBack(table: table28k, window: window) else { continue }
+        table.add(
+          "table read-back, window \(window) (virtual time)",
+          String(
+            format: "%d of %d answered, %d failed, %d stranded, %d retransmissions, %.3f s", r.answered, r.requests,
+            r.failed,
+            r.stranded, r.retransmissions, r.seconds))
+        flash.append((window == 1 ? "read_back_stop_and_wait" : "read_back_windowed", r.json))
+      }
+      if !quick {
+        progress("flash (real time, ShapedTransport) ...")
+        if let seconds = await FlashBench.realTime(table: table28k, window: 8) {
+          let fraction = Double(table28k.count) / seconds / FlashBench.ceilingBytesPerSecond
+          table.add(
+            "flash goodput, window 8 (real time, shaped)",
+            String(format: "%.3f of 11 520 B/s (%.3f s)", fraction, seconds))
+          flash.append(
+            (
+              "real_time_windowed",
+              .object([("seconds", .number(seconds)), ("fraction_of_ceiling", .number(fraction))])
+            ))
+        } else {
+          table.add("flash goodput, window 8 (real time, shaped)", "FAILED")
+        }
+        progress("TableFlasher (real time, ShapedTransport) ...")
+        var attempts: [JSONValue] = []
+        for attempt in 1...3 {
+          let (ok, outcome) = await FlashBench.tableFlasher(table: table28k, window: 8)
+          table.add("TableFlasher.flash, window 8 (real time), try \(attempt)", outcome)
+          attempts.append(.object([("ok", .bool(ok)), ("outcome", .string(outcome))]))
+        }
+        flash.append(("table_flasher_real_time", .array(attempts)))
+      }
+      return .object(flash)
+
+    case "idle":
+      let seconds = quick ? 3 : idleSeconds
+      progress("idle daemon for \(seconds) s ...")
+      let idle = try await DaemonBench.idle(seconds: seconds)
+      table.add(
+        "idle CPU, daemon + board, \(Int(idle.seconds.rounded())) s",
+        String(format: "%.4f %% of one core (%.1f ms CPU)", idle.cpuPercent, idle.cpuSeconds * 1_000), target: "< 0.1 %"
+      )
+      table.add(
+        "idle RSS (process / before daemon)", "\(idle.residentKiB / 1_024) MiB / \(idle.residentBeforeKiB / 1_024) MiB")
+      return idle.json
+
+    case "latency":
+      let count = quick ? 50 : calls
+      progress("latency over \(count) calls ...")
+      let latency = try await DaemonBench.latency(calls: count)
+      table.add(
+        "call → first actuator change (\(latency.call.count))", Self.percentiles(latency.call), target: "p99 < 2 ms")
+      table.add(
+        "hangup → all actuators off (\(latency.hangup.count))", Self.percentiles(latency.hangup), target: "p99 < 2 ms")
+      if latency.failures > 0 { table.add("latency failures", "\(latency.failures)") }
+      return latency.json
+
+    case "cap":
+      let count = quick ? 10 : capCalls
+      progress("cap accuracy over \(count) calls ...")
+      let cap = try await DaemonBench.capAccuracy(calls: count)
+      table.add(
+        "cap error, |silence − deadline| (\(cap.absoluteError.count))",
+        Self.percentiles(cap.absoluteError) + String(format: "; mean signed %+.2f ms", cap.meanSignedErrorMs),
+        target: "p99 < 5 ms")
+      if cap.failures > 0 { table.add("cap failures", "\(cap.failures)") }
+      return cap.json
+
+    case "fanout":
+      let count = quick ? 10 : fanOutCalls
+      let boards = quick ? min(4, fanOutBoards) : fanOutBoards
+      progress("fan-out to \(boards) boards over \(count) calls ...")
+      let fan = try await DaemonBench.fanOut(boardCount: boards, calls: count)
+      table.add("call → last of \(boards) boards' first change (\(fan.last.count))", Self.percentiles(fan.last))
+      table.add("hangup → last of \(boards) boards off", Self.percentiles(fan.hangupLast))
+      table.add(
+        "RSS with \(boards) boards (process / before)",
+        "\(fan.residentKiB / 1_024) MiB / \(fan.residentBeforeKiB / 1_024) MiB")
+      if fan.failures > 0 { table.add("fan-out failures", "\(fan.failures)") }
+      return fan.json
+
+    default:
+      throw ValidationError("unknown section \(name)")
+    }
+  }
+
+  static func percentiles(_ summary: Summary) -> String {
+    String(format: "p50 %.3f ms, p99 %.3f ms, max %.3f ms", summary.p50, summary.p99, summary.max)
+  }
+
+  static func count(_ value: Double) -> String {
+    value >= 1e6
+      ? String(format: "%.2f M", value / 1e6)
+      : value >= 1e3 ? String(format: "%.1f k", value / 1e3) : String(format: "%.0f", value)
+  }
+}
+
+/// Progress on standard error, so that standard output carries only the table.
+func progress(_ line: String) {
+  FileHandle.standardError.write(Data((line + "\n").utf8))
+}
+
+/// The printed table: figure, value, target.
+struct ResultTable {
+  private var rows: [(String, String, String)] = []
+
+  mutating func add(_ figure: String, _ value: String, target: String = "") { rows.append((figure, value, target)) }
+
+  /// The rows as tab-separated lines (for a parent bench to read back with ``append(tsv:)``).
+  var tsv: String { rows.map { "\($0.0)\t\($0.1)\t\($0.2)" }.joined(separator: "\n") }
+
+  /// Appends rows written by ``tsv``.
+  mutating func append(tsv: String) {
+    for line in tsv.split(separator: "\n") {
+      let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+      if fields.count == 3 { rows.append((fields[0], fields[1], fields[2])) }
+    }
+  }
+
+  var text: String {
+    let header = ("figure", "value", "target")
+    let all = [header] + rows
+    let first = all.map(\.0.count).max() ?? 0
+    let second = all.map(\.1.count).max() ?? 0
+    func line(_ row: (String, String, String)) -> String {
+      row.0.padding(toLength: first, withPad: " ", startingAt: 0) + "  "
+        + row.1.padding(toLength: second, withPad: " ", startingAt: 0)
+        + "  " + row.2
+    }
+    let rule = String(repeating: "-", count: first) + "  " + String(repeating: "-", count: second) + "  ------"
+    return ([line(header), rule] + rows.map(line)).map { $0.trimmingCharacters(in: .whitespaces) }.joined(
+      separator: "\n")
+  }
+}

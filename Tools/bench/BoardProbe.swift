@@ -1,0 +1,150 @@
+import CallAlertBoardCore
+import CallAlertProtocol
+import CallAlertSerial
+import CallAlertVirtualBoard
+import Synchronization
+
+/// What a virtual board did, each change stamped with ``ContinuousClock`` in the callback that reports it
+/// (``VirtualHardware/onChange`` and ``VirtualBoard/onPlaybackChange``, on the board runner's executor), so the
+/// bench compares it with the instant it sent a request on the same clock.
+final class BoardProbe: Sendable {
+  /// One change.
+  enum Change: Sendable, Equatable {
+    /// The actuators changed: whether the buzzer or a motor is on, and whether everything (LEDs too) is off.
+    case actuators(alerting: Bool, allOff: Bool)
+    /// The playing token changed; nil: nothing plays.
+    case playback(UInt32?)
+  }
+
+  /// A change and when it happened.
+  struct Record: Sendable {
+    /// When the callback ran.
+    let at: ContinuousClock.Instant
+    /// What changed.
+    let change: Change
+
+    /// Whether this is an actuator change with the buzzer or a motor on.
+    var isAlerting: Bool { if case .actuators(true, _) = change { true } else { false } }
+    /// Whether this is an actuator change to everything off.
+    var isAllOff: Bool { if case .actuators(_, true) = change { true } else { false } }
+    /// Whether something started playing.
+    var isPlaying: Bool { if case .playback(let token) = change { token != nil } else { false } }
+    /// Whether playing stopped.
+    var isSilent: Bool { change == .playback(nil) }
+  }
+
+  private struct Waiter {
+    let id: Int
+    let from: Int
+    let predicate: @Sendable (Record) -> Bool
+    let continuation: CheckedContinuation<Record?, Never>
+  }
+
+  private struct State {
+    var records: [Record] = []
+    var waiters: [Waiter] = []
+    var nextID = 0
+  }
+
+  private let state = Mutex(State())
+
+  /// Watches `board`'s actuators and playback from now on. Call before the board runs.
+  func attach(to board: VirtualBoard) {
+    board.hardware.onChange = { [self] entry in
+      record(
+        .actuators(alerting: entry.state.isAlerting, allOff: entry.state == .off(motorCount: entry.state.motors.count)))
+    }
+    board.onPlaybackChange = { [self] token in record(.playback(token)) }
+  }
+
+  /// The number of changes so far: a mark to wait from.
+  var mark: Int { state.withLock { $0.records.count } }
+
+  /// The changes from `mark` on.
+  func records(from mark: Int) -> [Record] { state.withLock { Array($0.records[min(mark, $0.records.count)...]) } }
+
+  /// Forgets every change (long runs), returning 0 as the new mark.
+  @discardableResult
+  func clear() -> Int {
+    state.withLock { $0.records.removeAll(keepingCapacity: true) }
+    return 0
+  }
+
+  /// The first change at index `mark` or later that satisfies `predicate`, waiting up to `timeout` for it.
+  func first(
+    from mark: Int, timeout: Duration = .seconds(5), where predicate: @escaping @Sendable (Record) -> Bool
+  ) async -> Record? {
+    let id = state.withLock { state in
+      state.nextID += 1
+      return state.nextID
+    }
+    let timer = Task { [self] in
+      try? await Task.sleep(for: timeout)
+      let expired = state.withLock { state -> Waiter? in
+        guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+        return state.waiters.remove(at: index)
+      }
+      expired?.continuation.resume(returning: nil)
+    }
+    defer { timer.cancel() }
+    return await withCheckedContinuation { continuation in
+      let found = state.withLock { state -> Record? in
+        if mark < state.records.count, let record = state.records[mark...].first(where: predicate) { return record }
+        state.waiters.append(Waiter(id: id, from: mark, predicate: predicate, continuation: continuation))
+        return nil
+      }
+      if let found { continuation.resume(returning: found) }
+    }
+  }
+
+  private func record(_ change: Change) {
+    let record = Record(at: ContinuousClock.now, change: change)
+    let satisfied = state.withLock { state -> [Waiter] in
+      state.records.append(record)
+      let index = state.records.count - 1
+      var ready: [Waiter] = []
+      state.waiters.removeAll { waiter in
+        guard waiter.from <= index, waiter.predicate(record) else { return false }
+        ready.append(waiter)
+        return true
+      }
+      return ready
+    }
+    for waiter in satisfied { waiter.continuation.resume(returning: record) }
+  }
+}
+
+/// A virtual board on a pseudo-terminal in this process, watched by a ``BoardProbe``.
+final class ProbedBoard: Sendable {
+  /// The board's runner (real time, ContinuousClock).
+  let runner: VirtualBoardRunner<ContinuousClock>
+  /// The slave side for the host to open.
+  let slavePath: String
+  /// What the board did.
+  let probe = BoardProbe()
+  private let keepAlive: FileDescriptor?
+  private let task: Task<Void, any Error>
+
+  /// Creates and starts a board. With `holdingSlave`, the slave stays open in this process too, so that hosts
+  /// may close the port and open it again (as `callalert board simulate` does).
+  init(serial: String = "VB-0001", holdingSlave: Bool = false) throws {
+    let (master, slavePath) = try PseudoTerminal.open()
+    keepAlive = holdingSlave ? try PseudoTerminal.holdOpen(slavePath: slavePath) : nil
+    let channel = try DescriptorChannel(taking: master, name: slavePath)
+    var configuration = BoardConfiguration.virtualDefault
+    configuration.serial = Array(serial.utf8)
+    let board = VirtualBoard(configuration: configuration, seed: UInt64.random(in: 1...UInt64.max))
+    probe.attach(to: board)
+    runner = VirtualBoardRunner(board: board, transport: channel, clock: ContinuousClock())
+    self.slavePath = slavePath
+    let runner = self.runner
+    task = Task { try await runner.run() }
+  }
+
+  /// Stops the board and closes its pseudo-terminal.
+  func stop() async {
+    await runner.stop()
+    _ = await task.result
+    keepAlive?.close()
+  }
+}

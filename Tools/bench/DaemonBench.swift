@@ -1,0 +1,270 @@
+import Foundation
+
+/// The daemon at work, in this process, on virtual boards behind pseudo-terminals: latency from a request
+/// on the control socket to the board's actuators, cap accuracy, idle cost, and fan-out to many boards.
+enum DaemonBench {
+  /// Call and hangup latency.
+  struct LatencyFigures: Sendable {
+    /// From sending `call` to the board's first actuator change, ms.
+    let call: Summary
+    /// From sending `hangup` to every actuator off, ms.
+    let hangup: Summary
+    /// Calls that did not ring, or did not stop, within 5 s.
+    let failures: Int
+
+    var json: JSONValue {
+      .object([
+        ("call_to_first_actuator", call.json(unit: "ms")), ("hangup_to_all_off", hangup.json(unit: "ms")),
+        ("failures", .int(failures)),
+      ])
+    }
+  }
+
+  /// How exactly a call stops at its cap.
+  struct CapFigures: Sendable {
+    /// The cap each call was left (30 s minus its lateness), ms.
+    let capMs: Int
+    /// |actual silence - expected silence|, ms.
+    let absoluteError: Summary
+    /// Mean of actual - expected (positive: late), ms.
+    let meanSignedErrorMs: Double
+    /// Earliest (most negative) actual - expected, ms.
+    let earliestMs: Double
+    /// How long the board rang, ms.
+    let rang: Summary
+    /// Calls that did not ring or stop within 5 s.
+    let failures: Int
+
+    var json: JSONValue {
+      .object([
+        ("cap_ms", .int(capMs)), ("absolute_error", absoluteError.json(unit: "ms")),
+        ("mean_signed_error_ms", .number(meanSignedErrorMs)), ("earliest_signed_error_ms", .number(earliestMs)),
+        ("rang", rang.json(unit: "ms")), ("failures", .int(failures)),
+      ])
+    }
+  }
+
+  /// The daemon idle with a board connected.
+  struct IdleFigures: Sendable {
+    /// How long it was watched.
+    let seconds: Double
+    /// CPU time the whole process used meanwhile (daemon, board, bench), s.
+    let cpuSeconds: Double
+    /// RSS at the end, KiB.
+    let residentKiB: Int
+    /// RSS before the daemon started, KiB (the bench's own share).
+    let residentBeforeKiB: Int
+    /// Threads in the process.
+    let threads: Int
+
+    /// CPU as a percentage of one core.
+    var cpuPercent: Double { cpuSeconds / seconds * 100 }
+
+    var json: JSONValue {
+      .object([
+        ("seconds", .number(seconds)), ("cpu_seconds", .number(cpuSeconds)), ("cpu_percent", .number(cpuPercent)),
+        ("rss_kib", .int(residentKiB)), ("rss_before_daemon_kib", .int(residentBeforeKiB)),
+        ("rss_daemon_kib", .int(residentKiB - residentBeforeKiB)), ("threads", .int(threads)),
+      ])
+    }
+  }
+
+  /// One daemon, many boards, every call fanned out to all.
+  struct FanOutFigures: Sendable {
+    /// Boards.
+    let boards: Int
+    /// From sending `call` to the last board's first actuator change, ms.
+    let last: Summary
+    /// From sending `call` to each board's first actuator change, ms (boards × calls values).
+    let each: Summary
+    /// From sending `hangup` to the last board's actuators all off, ms.
+    let hangupLast: Summary
+    /// RSS at the end, KiB.
+    let residentKiB: Int
+    /// RSS before the boards and the daemon started, KiB.
+    let residentBeforeKiB: Int
+    /// Calls where some board did not ring or stop within 5 s.
+    let failures: Int
+
+    var json: JSONValue {
+      .object([
+        ("boards", .int(boards)), ("call_to_last_board", last.json(unit: "ms")),
+        ("call_to_each_board", each.json(unit: "ms")), ("hangup_to_last_board_off", hangupLast.json(unit: "ms")),
+        ("rss_kib", .int(residentKiB)), ("rss_before_kib", .int(residentBeforeKiB)),
+        ("rss_added_kib", .int(residentKiB - residentBeforeKiB)), ("failures", .int(failures)),
+      ])
+    }
+  }
+
+  // MARK: - Scenarios
+
+  /// Starts a daemon on one board, waits for the board, then runs `body`; stops everything afterwards.
+  static func withOneBoard<T>(label: String, _ body: (DaemonUnderTest, ProbedBoard) async throws -> T) async throws -> T
+  {
+    let board = try ProbedBoard()
+    let daemon = try await DaemonUnderTest.start(boardPaths: [board.slavePath], label: label)
+    do {
+      try await warmUp(daemon, [board])
+      let result = try await body(daemon, board)
+      await daemon.stop()
+      await board.stop()
+      return result
+    } catch {
+      await daemon.stop()
+      await board.stop()
+      throw error
+    }
+  }
+
+  /// Rings every board once (waiting until each daemon-board session is up) and answers the call.
+  static func warmUp(_ daemon: DaemonUnderTest, _ boards: [ProbedBoard]) async throws {
+    let marks = boards.map { $0.probe.mark }
+    _ = try await daemon.request(#"{"type":"call","id":"warm-up"}"#)
+    for (board, mark) in zip(boards, marks) {
+      guard await board.probe.first(from: mark, timeout: .seconds(20), where: { $0.isPlaying }) != nil else {
+        throw BenchError("board \(board.slavePath) never rang: the daemon did not connect to it")
+      }
+    }
+    _ = try await daemon.request(#"{"type":"answered","id":"warm-up"}"#)
+    for (board, mark) in zip(boards, marks) {
+      _ = await board.probe.first(from: mark, where: { $0.isSilent })
+    }
+  }
+
+  /// Watches the idle daemon for `seconds`.
+  static func idle(seconds: Double) async throws -> IdleFigures {
+    let before = ProcessStats.residentKiB
+    return try await withOneBoard(label: "idle") { _, _ in
+      try await Task.sleep(for: .seconds(1))  // let the warm-up's last answers settle
+      let cpu = ProcessStats.cpuTime
+      let clock = ContinuousClock()
+      let start = clock.now
+      try await Task.sleep(for: .seconds(seconds))
+      let elapsed = start.duration(to: clock.now).seconds
+      return IdleFigures(
+        seconds: elapsed, cpuSeconds: (ProcessStats.cpuTime - cpu).seconds, residentKiB: ProcessStats.residentKiB,
+        residentBeforeKiB: before, threads: ProcessStats.threads)
+    }
+  }
+
+  /// `calls` calls, each hung up as soon as it rings.
+  static func latency(calls: Int, warmUpCalls: Int = 20) async throws -> LatencyFigures {
+    try await withOneBoard(label: "latency") { daemon, board in
+      var callMs: [Double] = []
+      var hangupMs: [Double] = []
+      var failures = 0
+      for index in 0..<(warmUpCalls + calls) {
+        guard let (ring, silence) = try await ringAndHangUp(daemon, [board], id: "lat-\(index)") else {
+          failures += 1
+          continue
+        }
+        if index >= warmUpCalls {
+          callMs.append(ring[0])
+          hangupMs.append(silence[0])
+        }
+        if index % 200 == 0 { board.probe.clear() }
+      }
+      return LatencyFigures(call: Summary(callMs), hangup: Summary(hangupMs), failures: failures)
+    }
+  }
+
+  /// Sends a call, waits for every board's first alerting actuator change, sends the hangup and waits for
+  /// every board's actuators all off. Returns the per-board latencies in ms, or nil on a 5 s timeout.
+  static func ringAndHangUp(
+    _ daemon: DaemonUnderTest, _ boards: [ProbedBoard], id: String
+  ) async throws -> ([Double], [Double])? {
+    let clock = ContinuousClock()
+    let marks = boards.map { $0.probe.mark }
+    let sent = clock.now
+    _ = try await daemon.request(#"{"type":"call","id":"\#(id)"}"#)
+    var rings: [Double] = []
+    for (board, mark) in zip(boards, marks) {
+      guard let ring = await board.probe.first(from: mark, where: { $0.isAlerting }) else { return nil }
+      rings.append(sent.duration(to: ring.at).milliseconds)
+    }
+    let hangupMarks = boards.map { $0.probe.mark }
+    let hungUp = clock.now
+    _ = try await daemon.request(#"{"type":"hangup","id":"\#(id)"}"#)
+    var silences: [Double] = []
+    for (board, mark) in zip(boards, hangupMarks) {
+      guard let stopped = await board.probe.first(from: mark, where: { $0.isSilent }) else { return nil }
+      // The actuators go off in the same step that ends the play, just before it is reported.
+      let off = board.probe.records(from: mark).last { $0.isAllOff && $0.at <= stopped.at }
+      silences.append(hungUp.duration(to: (off ?? stopped).at).milliseconds)
+    }
+    return (rings, silences)
+  }
+
+  /// `calls` calls each sent `lateness` late, so that only `30 s - lateness` of their cap is left.
+  static func capAccuracy(calls: Int, capMs: Int = 100) async throws -> CapFigures {
+    try await withOneBoard(label: "cap") { daemon, board in
+      let clock = ContinuousClock()
+      var errors: [Double] = []
+      var rang: [Double] = []
+      var failures = 0
+      for index in 0..<calls {
+        let mark = board.probe.mark
+        let wallNow = Date().timeIntervalSince1970
+        let sent = clock.now
+        // Unix milliseconds, so the lateness is exact to the millisecond.
+        let sentAtMs = Int64(((wallNow - 30 + Double(capMs) / 1_000) * 1_000).rounded(.down))
+        let expected = sent.advanced(by: .milliseconds(sentAtMs + 30_000) - .seconds(wallNow))
+        _ = try await daemon.request(#"{"type":"call","id":"cap-\#(index)","sent_at":\#(sentAtMs)}"#)
+        guard let ring = await board.probe.first(from: mark, where: { $0.isAlerting }),
+          let stopped = await board.probe.first(from: mark, where: { $0.isSilent })
+        else {
+          failures += 1
+          continue
+        }
+        let off = board.probe.records(from: mark).last { $0.isAllOff && $0.at <= stopped.at } ?? stopped
+        errors.append(expected.duration(to: off.at).milliseconds)
+        rang.append(ring.at.duration(to: off.at).milliseconds)
+        try await Task.sleep(for: .milliseconds(5))
+      }
+      return CapFigures(
+        capMs: capMs, absoluteError: Summary(errors.map(abs)),
+        meanSignedErrorMs: errors.isEmpty ? 0 : errors.reduce(0, +) / Double(errors.count),
+        earliestMs: errors.min() ?? 0, rang: Summary(rang), failures: failures)
+    }
+  }
+
+  /// One daemon driving `boardCount` boards; `calls` calls, each to every board.
+  static func fanOut(boardCount: Int, calls: Int, warmUpCalls: Int = 5) async throws -> FanOutFigures {
+    let before = ProcessStats.residentKiB
+    var boards: [ProbedBoard] = []
+    for index in 0..<boardCount { boards.append(try ProbedBoard(serial: "VB-\(index)")) }
+    let daemon = try await DaemonUnderTest.start(boardPaths: boards.map(\.slavePath), label: "fanout")
+    var last: [Double] = []
+    var each: [Double] = []
+    var hangupLast: [Double] = []
+    var failures = 0
+    do {
+      try await warmUp(daemon, boards)
+      for index in 0..<(warmUpCalls + calls) {
+        guard let (rings, silences) = try await ringAndHangUp(daemon, boards, id: "fan-\(index)") else {
+          failures += 1
+          continue
+        }
+        if index >= warmUpCalls {
+          last.append(rings.max() ?? 0)
+          each += rings
+          hangupLast.append(silences.max() ?? 0)
+        }
+      }
+    } catch {
+      failures += 1
+    }
+    let resident = ProcessStats.residentKiB
+    await daemon.stop()
+    for board in boards { await board.stop() }
+    return FanOutFigures(
+      boards: boardCount, last: Summary(last), each: Summary(each), hangupLast: Summary(hangupLast),
+      residentKiB: resident, residentBeforeKiB: before, failures: failures)
+  }
+}
+
+/// A bench step that could not run, with why.
+struct BenchError: Error, CustomStringConvertible {
+  let description: String
+  init(_ description: String) { self.description = description }
+}

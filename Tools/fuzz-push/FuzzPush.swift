@@ -1,0 +1,77 @@
+// libFuzzer target over the daemon's untrusted text inputs: push notification payloads (JSON from an app
+// server) and control lines (JSON from the control socket and standard input). Whatever arrives, parsing
+// must neither crash nor hang, and a call it reads must keep the rules the engine relies on.
+// Built by `make fuzz` with -sanitize=fuzzer,address; run as a plain executable it replays files.
+import CallAlertEngine
+import CallAlertInputs
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The rules of docs/CONFIG.md's example, so rule matching and field extraction are fuzzed too.
+let rules = [
+  PushRule(
+    match: [PushRule.Match(path: "event", equals: "ring")], kind: .call, id: "data.call.id", caller: "data.call.from",
+    name: "data.call.display_name", sentAt: "data.sent", level: "data.urgency", pattern: "data.tone"),
+  PushRule(match: [PushRule.Match(path: "event", equals: "cancel")], kind: .hangup, id: "data.call.id"),
+]
+
+/// A fixed arrival time: results repeat, and a sent-at time after it must be lowered to it.
+let receivedAt = Date(timeIntervalSince1970: 1_750_000_000)
+
+/// One input: the first byte picks the parser (even: push payload, odd: control line), the rest is the text.
+func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+  guard size > 0 else { return 0 }
+  let bytes = Array(UnsafeBufferPointer(start: data + 1, count: size - 1))
+  if data[0] & 1 == 0 {
+    guard let notification = try? PushPayload.parse(json: bytes, rules: rules, receivedAt: receivedAt) else { return 0 }
+    switch notification {
+    case .call(let call):
+      precondition(!call.id.isEmpty, "a call without an id")
+      if let sentAt = call.sentAt { precondition(sentAt <= receivedAt, "sent-at \(sentAt) is after the arrival") }
+    case .hangup(let id):
+      precondition(!id.isEmpty, "a hangup without an id")
+    case .ignored:
+      break
+    }
+  } else {
+    let line = String(decoding: bytes, as: UTF8.self)
+    _ = try? ControlRequest.parse(line: line, source: "fuzz", lineNumber: 1)
+  }
+  return 0
+}
+
+#if FUZZING
+  /// libFuzzer's entry for programs that keep their own `main`.
+  @_silgen_name("LLVMFuzzerRunDriver")
+  func LLVMFuzzerRunDriver(
+    _ argc: UnsafeMutablePointer<CInt>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
+  ) -> CInt
+#endif
+
+/// The executable's entry. Built with -DFUZZING and -sanitize=fuzzer (`make fuzz`), it hands control to
+/// libFuzzer; a plain build replays the files named on the command line (a crash artifact, say) through
+/// the same entry point, so a finding can be debugged without the sanitizer.
+@main
+struct FuzzPushMain {
+  static func main() throws {
+    #if FUZZING
+      var argc = CommandLine.argc
+      var argv = CommandLine.unsafeArgv
+      let status = LLVMFuzzerRunDriver(&argc, &argv) { data, size in
+        fuzzOneInput(data ?? UnsafePointer(bitPattern: 1)!, size)
+      }
+      exit(status)
+    #else
+      for path in CommandLine.arguments.dropFirst() {
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        _ = bytes.withUnsafeBufferPointer { fuzzOneInput($0.baseAddress ?? UnsafePointer(bitPattern: 1)!, $0.count) }
+        print("\(path): \(bytes.count) bytes, no failure")
+      }
+    #endif
+  }
+}
