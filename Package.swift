@@ -92,7 +92,8 @@ let package = Package(
     .executableTarget(
       name: "callalert-fuzz-decoder", dependencies: ["CallAlertProtocol"], path: "Tools/fuzz-decoder"),
     .executableTarget(
-      name: "callalert-fuzz-patterns", dependencies: ["CallAlertPatterns", "CallAlertProtocol"], path: "Tools/fuzz-patterns"),
+      name: "callalert-fuzz-patterns", dependencies: ["CallAlertPatterns", "CallAlertProtocol"],
+      path: "Tools/fuzz-patterns"),
     .executableTarget(
       name: "callalert-fuzz-push", dependencies: ["CallAlertInputs", "CallAlertEngine"], path: "Tools/fuzz-push"),
 
