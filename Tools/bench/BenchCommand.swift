@@ -47,6 +47,9 @@ struct BenchCommand: AsyncParsableCommand {
   @Option(help: "Soak: calls through the faulty link.")
   var soakCalls = 10_000
 
+  @Option(help: "Soak: calls per thousand sent 29.9 s late, so that their cap ends them (0-985).")
+  var soakCappedPerMille: UInt64 = 30
+
   @Option(help: "Soak: kill -9 runs of the daemon mid-ring.")
   var killRuns = 100
 
@@ -68,6 +71,7 @@ struct BenchCommand: AsyncParsableCommand {
       }
     }
     if soakCalls < 0 || killRuns < 0 || killParallel < 1 { throw ValidationError("soak counts must not be negative") }
+    if soakCappedPerMille > 985 { throw ValidationError("--soak-capped-per-mille must be 0 to 985") }
     if calls < 1 || capCalls < 1 || fanOutCalls < 1 || fanOutBoards < 1 {
       throw ValidationError("counts must be at least 1")
     }
@@ -77,7 +81,8 @@ struct BenchCommand: AsyncParsableCommand {
   func run() async throws {
     if soak {
       try await Soak(
-        calls: quick ? min(200, soakCalls) : soakCalls, killRuns: quick ? min(4, killRuns) : killRuns,
+        calls: quick ? min(200, soakCalls) : soakCalls, cappedPerMille: soakCappedPerMille,
+        killRuns: quick ? min(4, killRuns) : killRuns,
         killParallel: killParallel, callalert: callalert,
         jsonPath: json == "bench-results.json" ? "soak-results.json" : json
       ).run()

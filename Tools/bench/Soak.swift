@@ -24,6 +24,7 @@ import Synchronization
 ///    and is killed with SIGKILL mid-ring; the board must fall silent within its lease.
 struct Soak {
   let calls: Int
+  let cappedPerMille: UInt64
   let killRuns: Int
   let killParallel: Int
   let callalert: String?
@@ -33,6 +34,8 @@ struct Soak {
   static let leaseMs = 3_000.0
   /// How late the virtual board's own timer may wake (it runs on a loaded host's scheduler, not a chip's).
   static let timerToleranceMs = 20.0
+  /// The cap left to a capped call: it is sent 29.9 s late.
+  static let cappedCallMs = 100.0
   /// How late a capped ring may end: one retransmission timeout, for a STOP that was lost once.
   static let capToleranceMs = 100.0
 
@@ -44,10 +47,10 @@ struct Soak {
     var results: [(String, JSONValue)] = [("machine", Machine.current().json)]
     var violations = 0
     if calls > 0 {
-      let faulty = try await FaultyLinkSoak(calls: calls).run()
+      let faulty = try await FaultyLinkSoak(calls: calls, cappedPerMille: cappedPerMille).run()
       faulty.report(into: &table)
       results.append(("faulty_link", faulty.json))
-      violations += faulty.overCap + faulty.hangupsNotHonoured + faulty.commandsLost
+      violations += faulty.longerThanBoardCap + faulty.neverStopped + faulty.hangupsNotHonoured + faulty.commandsLost
     }
     if killRuns > 0, let callalert {
       let killed = try await KillSoak(runs: killRuns, parallel: killParallel, executable: callalert).run()
@@ -71,6 +74,8 @@ struct Soak {
 /// Calls and hangups through a faulty, paced, sometimes unplugged line, with the daemon's own service.
 struct FaultyLinkSoak {
   let calls: Int
+  /// Calls per thousand sent 29.9 s late.
+  var cappedPerMille: UInt64 = 30
   /// Per byte, each direction.
   let faults = FaultProfile(dropRate: 0.000_5, corruptRate: 0.000_3, duplicateRate: 0.000_3)
 
@@ -83,8 +88,10 @@ struct FaultyLinkSoak {
     var neverRang = 0
     /// Of those, calls for which the daemon logged a failed command (reported, not silent).
     var neverRangReported = 0
-    /// Capped calls whose ring ended more than the tolerance after the deadline.
+    /// Capped calls that fell silent more than the tolerance after their deadline (sent-at + 30 s).
     var overCap = 0
+    /// Capped calls that never fell silent.
+    var neverStopped = 0
     /// Hangups after which the board rang on past the lease, or never stopped.
     var hangupsNotHonoured = 0
     /// Hangups on a connected line that only the lease could have ended (STOP lost without a report).
@@ -95,6 +102,10 @@ struct FaultyLinkSoak {
     var hangupToSilence: [Double] = []
     var hangupToSilenceUnplugged: [Double] = []
     var capOvershoot: [Double] = []
+    /// How long each capped call rang on the board, from its PLAY's arrival.
+    var cappedRang: [Double] = []
+    /// Capped calls that rang on the board longer than the 100 ms they had (the board's own cap).
+    var longerThanBoardCap = 0
     var injected = InjectedFaults()
     var boardCounters = LinkCounters()
     var seconds = 0.0
@@ -125,13 +136,15 @@ struct FaultyLinkSoak {
             ("duplicates", .int(Int(boardCounters.duplicates))),
           ])
         ),
-        ("rings_over_cap", .int(overCap)), ("hangups_not_honoured", .int(hangupsNotHonoured)),
+        ("rings_over_cap", .int(longerThanBoardCap + neverStopped)), ("late_silences", .int(overCap)),
+        ("hangups_not_honoured", .int(hangupsNotHonoured)),
         ("commands_lost", .int(commandsLost)), ("never_rang", .int(neverRang)),
         ("never_rang_with_reported_failure", .int(neverRangReported)), ("stops_lost", .int(stopsLost)),
         ("failures_logged", .int(failuresLogged)), ("call_to_ring", Summary(callToRing).json(unit: "ms")),
         ("hangup_to_silence", Summary(hangupToSilence).json(unit: "ms")),
         ("hangup_to_silence_unplugged", Summary(hangupToSilenceUnplugged).json(unit: "ms")),
         ("cap_overshoot", Summary(capOvershoot).json(unit: "ms")),
+        ("capped_rang", Summary(cappedRang).json(unit: "ms")),
         ("sample_failures", .array(sampleFailures.map { .string($0) })),
       ])
     }
@@ -144,8 +157,13 @@ struct FaultyLinkSoak {
         "faults injected (drop/corrupt/duplicate)",
         "\(injected.drops) / \(injected.corruptions) / \(injected.duplicates)")
       table.add(
-        "rings over the cap (> deadline + 100 ms)",
-        "\(overCap); max overshoot \(String(format: "%.1f", capOvershoot.max() ?? 0)) ms", target: "0")
+        "rings over the cap (rang longer than its cap + 20 ms)",
+        "\(longerThanBoardCap + neverStopped) of \(cappedRang.count + neverStopped) capped; "
+          + BenchCommand.percentiles(Summary(cappedRang)),
+        target: "0")
+      table.add(
+        "capped calls silent > 100 ms after the deadline",
+        "\(overCap); silence − deadline " + BenchCommand.percentiles(Summary(capOvershoot)))
       table.add("hangups not honoured (> lease)", "\(hangupsNotHonoured)", target: "0")
       table.add(
         "commands lost (silently)",
@@ -224,15 +242,17 @@ struct FaultyLinkSoak {
     let started = clock.now
     for index in 0..<calls {
       if index % 500 == 0 {
-        let problems = "\(outcome.hangupsNotHonoured) hangups not honoured, \(outcome.overCap) over cap"
+        let problems =
+          "\(outcome.hangupsNotHonoured) hangups not honoured, \(outcome.longerThanBoardCap) over the cap, "
+          + "\(outcome.overCap) late silences"
         progress("soak: call \(index) of \(calls), \(problems)")
         board.probe.clear()
       }
       outcome.calls += 1
       let roll = random.next() % 1_000
-      let capped = roll < 30  // 3 %: sent 29.9 s ago, 100 ms of cap left
-      let unplugBefore = roll >= 30 && roll < 35  // 0.5 %: the call arrives while the port is pulled
-      let unplugDuring = roll >= 35 && roll < 45  // 1 %: the port is pulled while it rings
+      let capped = roll < cappedPerMille  // 3 % by default: sent 29.9 s ago, 100 ms of cap left
+      let unplugBefore = roll >= cappedPerMille && roll < cappedPerMille + 5  // 0.5 %: arrives while unplugged
+      let unplugDuring = roll >= cappedPerMille + 5 && roll < cappedPerMille + 15  // 1 %: unplugged while it rings
       let failuresBefore = failures.count
       mark = board.probe.mark
       if unplugBefore {
@@ -262,15 +282,26 @@ struct FaultyLinkSoak {
       outcome.callToRing.append(sent.duration(to: ring.at).milliseconds)
       if capped {
         guard let silence = await board.probe.first(from: mark, timeout: .seconds(10), where: { $0.isSilent }) else {
-          outcome.overCap += 1
+          outcome.neverStopped += 1
           outcome.note("capped call \(id) never stopped")
           continue
         }
         let overshoot = deadline.duration(to: silence.at).milliseconds
+        let rang = ring.at.duration(to: silence.at).milliseconds
+        let start = sent.duration(to: ring.at).milliseconds
         outcome.capOvershoot.append(overshoot)
+        outcome.cappedRang.append(rang)
+        if rang > Soak.cappedCallMs + Soak.timerToleranceMs {
+          outcome.longerThanBoardCap += 1
+          outcome.note(String(format: "capped call %@ rang %.1f ms, longer than its cap", id, rang))
+        }
         if overshoot > Soak.capToleranceMs {
           outcome.overCap += 1
-          outcome.note(String(format: "capped call %@ rang %.1f ms past its deadline", id, overshoot))
+          outcome.note(
+            String(
+              format:
+                "capped call %@ fell silent %.1f ms past its deadline (rang %.1f ms, from %.1f ms after the call)", id,
+              overshoot, rang, start))
         }
         continue
       }
