@@ -65,4 +65,4 @@ lint:
 	$(SWIFT_FORMAT) lint --configuration .swift-format --strict --recursive Sources Tests Tools Package.swift
 
 clean:
-	rm -rf .build .build-* fuzz-artifacts bench-results.json firmware/build
+	rm -rf .build .build-* fuzz-artifacts bench-results.json soak-results.json firmware/build
