@@ -89,13 +89,16 @@ let package = Package(
       path: "Tools/callalert",
       swiftSettings: strictSettings
     ),
+    .target(name: "CallAlertFuzzDriver", path: "Tools/fuzz-driver"),
     .executableTarget(
-      name: "callalert-fuzz-decoder", dependencies: ["CallAlertProtocol"], path: "Tools/fuzz-decoder"),
+      name: "callalert-fuzz-decoder", dependencies: ["CallAlertFuzzDriver", "CallAlertProtocol"],
+      path: "Tools/fuzz-decoder"),
     .executableTarget(
-      name: "callalert-fuzz-patterns", dependencies: ["CallAlertPatterns", "CallAlertProtocol"],
+      name: "callalert-fuzz-patterns", dependencies: ["CallAlertFuzzDriver", "CallAlertPatterns", "CallAlertProtocol"],
       path: "Tools/fuzz-patterns"),
     .executableTarget(
-      name: "callalert-fuzz-push", dependencies: ["CallAlertInputs", "CallAlertEngine"], path: "Tools/fuzz-push"),
+      name: "callalert-fuzz-push", dependencies: ["CallAlertFuzzDriver", "CallAlertInputs", "CallAlertEngine"],
+      path: "Tools/fuzz-push"),
 
     // Benchmarks and the reliability soak (`make bench`, `make soak`); the C target counts heap allocations
     // by interposing malloc and its relatives in the bench executable (glibc only).

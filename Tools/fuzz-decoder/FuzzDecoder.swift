@@ -1,6 +1,7 @@
 // libFuzzer target over the stream decoder and the message layer: whatever bytes arrive on a serial
 // line, decoding must neither crash nor hang, and every frame it accepts must re-encode to itself.
 // Built by `make fuzz` with -sanitize=fuzzer,address; run as a plain executable it replays files.
+import CallAlertFuzzDriver
 import CallAlertProtocol
 
 #if canImport(Glibc)
@@ -31,37 +32,10 @@ func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   return 0
 }
 
-#if FUZZING
-  /// libFuzzer's entry for programs that keep their own `main`.
-  @_silgen_name("LLVMFuzzerRunDriver")
-  func LLVMFuzzerRunDriver(
-    _ argc: UnsafeMutablePointer<CInt>,
-    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
-  ) -> CInt
-#else
-  import Foundation
-#endif
-
-/// The executable's entry. Built with -DFUZZING and -sanitize=fuzzer (`make fuzz`), it hands control to
-/// libFuzzer; a plain build replays the files named on the command line (a crash artifact, say) through
-/// the same entry point, so a finding can be debugged without the sanitizer.
+/// The executable's entry: libFuzzer under `make fuzz`, replaying files otherwise (see FuzzDriver).
 @main
 struct FuzzDecoderMain {
   static func main() throws {
-    #if FUZZING
-      var argc = CommandLine.argc
-      var argv = CommandLine.unsafeArgv
-      let status = LLVMFuzzerRunDriver(&argc, &argv) { data, size in
-        fuzzOneInput(data ?? UnsafePointer(bitPattern: 1)!, size)
-      }
-      exit(status)
-    #else
-      for path in CommandLine.arguments.dropFirst() {
-        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-        _ = bytes.withUnsafeBufferPointer { fuzzOneInput($0.baseAddress ?? UnsafePointer(bitPattern: 1)!, $0.count) }
-        print("\(path): \(bytes.count) bytes, no failure")
-      }
-    #endif
+    try FuzzDriver.run { data, size in fuzzOneInput(data ?? UnsafePointer(bitPattern: 1)!, size) }
   }
 }

@@ -2,6 +2,7 @@
 // `compile`, parsing must neither crash nor hang, and a file that builds must compile to a table the board's
 // own decoder accepts and that decompiles to a file giving the same table again.
 // Built by `make fuzz` with -sanitize=fuzzer,address; run as a plain executable it replays files.
+import CallAlertFuzzDriver
 import CallAlertPatterns
 import CallAlertProtocol
 
@@ -27,37 +28,10 @@ func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   return 0
 }
 
-#if FUZZING
-  /// libFuzzer's entry for programs that keep their own `main`.
-  @_silgen_name("LLVMFuzzerRunDriver")
-  func LLVMFuzzerRunDriver(
-    _ argc: UnsafeMutablePointer<CInt>,
-    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
-  ) -> CInt
-#else
-  import Foundation
-#endif
-
-/// The executable's entry. Built with -DFUZZING and -sanitize=fuzzer (`make fuzz`), it hands control to
-/// libFuzzer; a plain build replays the files named on the command line (a crash artifact, say) through
-/// the same entry point, so a finding can be debugged without the sanitizer.
+/// The executable's entry: libFuzzer under `make fuzz`, replaying files otherwise (see FuzzDriver).
 @main
 struct FuzzPatternsMain {
   static func main() throws {
-    #if FUZZING
-      var argc = CommandLine.argc
-      var argv = CommandLine.unsafeArgv
-      let status = LLVMFuzzerRunDriver(&argc, &argv) { data, size in
-        fuzzOneInput(data ?? UnsafePointer(bitPattern: 1)!, size)
-      }
-      exit(status)
-    #else
-      for path in CommandLine.arguments.dropFirst() {
-        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-        _ = bytes.withUnsafeBufferPointer { fuzzOneInput($0.baseAddress ?? UnsafePointer(bitPattern: 1)!, $0.count) }
-        print("\(path): \(bytes.count) bytes, no failure")
-      }
-    #endif
+    try FuzzDriver.run { data, size in fuzzOneInput(data ?? UnsafePointer(bitPattern: 1)!, size) }
   }
 }

@@ -1,8 +1,9 @@
+import CallAlertEngine
 // libFuzzer target over the daemon's untrusted text inputs: push notification payloads (JSON from an app
 // server) and control lines (JSON from the control socket and standard input). Whatever arrives, parsing
 // must neither crash nor hang, and a call it reads must keep the rules the engine relies on.
 // Built by `make fuzz` with -sanitize=fuzzer,address; run as a plain executable it replays files.
-import CallAlertEngine
+import CallAlertFuzzDriver
 import CallAlertInputs
 import Foundation
 
@@ -43,35 +44,10 @@ func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   return 0
 }
 
-#if FUZZING
-  /// libFuzzer's entry for programs that keep their own `main`.
-  @_silgen_name("LLVMFuzzerRunDriver")
-  func LLVMFuzzerRunDriver(
-    _ argc: UnsafeMutablePointer<CInt>,
-    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
-  ) -> CInt
-#endif
-
-/// The executable's entry. Built with -DFUZZING and -sanitize=fuzzer (`make fuzz`), it hands control to
-/// libFuzzer; a plain build replays the files named on the command line (a crash artifact, say) through
-/// the same entry point, so a finding can be debugged without the sanitizer.
+/// The executable's entry: libFuzzer under `make fuzz`, replaying files otherwise (see FuzzDriver).
 @main
 struct FuzzPushMain {
   static func main() throws {
-    #if FUZZING
-      var argc = CommandLine.argc
-      var argv = CommandLine.unsafeArgv
-      let status = LLVMFuzzerRunDriver(&argc, &argv) { data, size in
-        fuzzOneInput(data ?? UnsafePointer(bitPattern: 1)!, size)
-      }
-      exit(status)
-    #else
-      for path in CommandLine.arguments.dropFirst() {
-        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-        _ = bytes.withUnsafeBufferPointer { fuzzOneInput($0.baseAddress ?? UnsafePointer(bitPattern: 1)!, $0.count) }
-        print("\(path): \(bytes.count) bytes, no failure")
-      }
-    #endif
+    try FuzzDriver.run { data, size in fuzzOneInput(data ?? UnsafePointer(bitPattern: 1)!, size) }
   }
 }
