@@ -135,7 +135,10 @@ let package = Package(
     ),
     .testTarget(
       name: "CallAlertVirtualBoardTests",
-      dependencies: ["CallAlertVirtualBoard", "CallAlertBoardCore", "CallAlertProtocol", "CallAlertSerial"],
+      dependencies: [
+        "CallAlertVirtualBoard", "CallAlertBoardCore", "CallAlertProtocol", "CallAlertSerial",
+        .product(name: "Clocks", package: "swift-clocks"),
+      ],
       swiftSettings: strictSettings
     ),
     .testTarget(

@@ -64,6 +64,9 @@ public struct SimulatedWire: Sendable {
   /// When the next byte arrives, if any is in transit.
   public var nextArrivalMicros: UInt64? { head < inTransit.count ? inTransit[head].arrivalMicros : nil }
 
+  /// When the line finishes transmitting what was sent so far (microseconds, rounded up).
+  public var lineFreeAtMicros: UInt64 { UInt64(lineFreeMicros.rounded(.up)) }
+
   /// Whether bytes are still in transit.
   public var isIdle: Bool { head >= inTransit.count }
 

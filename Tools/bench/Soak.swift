@@ -352,17 +352,6 @@ extension FaultyLinkSoak.Outcome {
   }
 }
 
-extension InjectedFaults {
-  static func + (a: InjectedFaults, b: InjectedFaults) -> InjectedFaults {
-    var sum = a
-    sum.drops += b.drops
-    sum.corruptions += b.corruptions
-    sum.duplicates += b.duplicates
-    sum.stalls += b.stalls
-    return sum
-  }
-}
-
 /// Warnings the daemon's board driver logs when a command fails after every retransmission.
 final class FailureLog: Sendable {
   private let state = Mutex((count: 0, samples: [String]()))
