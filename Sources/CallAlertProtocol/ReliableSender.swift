@@ -8,6 +8,8 @@ public struct ReliableSender: Sendable {
     var wire: [UInt8]
     var tries: Int
     var deadline: UInt64
+    /// The line bytes this frame accounts for: its own encoding and the answer it asks for.
+    var lineBytes: Int
   }
 
   /// What happened to a frame this sender had sent.
@@ -142,22 +144,34 @@ public struct ReliableSender: Sendable {
     {
       let frame = queued.removeFirst()
       let wire = frame.encoded()
-      let ahead = inFlight.reduce(0) { $0 + $1.wire.count } + wire.count
+      let lineBytes = wire.count + frame.answerBytesBeyondAck
+      let ahead = inFlight.reduce(0) { $0 + $1.lineBytes } + lineBytes
       out.append(contentsOf: wire)
       inFlight.append(
-        Outstanding(frame: frame, wire: wire, tries: 1, deadline: now + timing.timeout(bytesAhead: ahead)))
+        Outstanding(
+          frame: frame, wire: wire, tries: 1, deadline: now + timing.timeout(bytesAhead: ahead), lineBytes: lineBytes))
     }
   }
 
   private mutating func retransmit(from first: Int, now: UInt64, into out: inout [UInt8]) {
     var ahead = 0
     for index in first..<inFlight.count {
-      ahead += inFlight[index].wire.count
+      ahead += inFlight[index].lineBytes
       out.append(contentsOf: inFlight[index].wire)
       inFlight[index].tries += 1
       inFlight[index].deadline = now + timing.timeout(bytesAhead: ahead)
       retransmissions &+= 1
     }
+  }
+}
+
+extension Frame {
+  /// The data an answer to this frame carries beyond a plain ACK: TABLE_READ's `length` (at most; fewer
+  /// at the table's end). Those bytes share the line with every later answer, so they count towards later
+  /// deadlines; without them a window of reads at 115 200 baud would time out behind its own answers.
+  var answerBytesBeyondAck: Int {
+    guard type == MessageType.tableRead.rawValue, !flags.contains(.response), payload.count >= 7 else { return 0 }
+    return Int(payload[5]) | Int(payload[6]) << 8
   }
 }
 

@@ -5,9 +5,11 @@ import Testing
 /// in virtual time: every command is answered exactly once and acted on exactly once in order, and every event
 /// reaches the host exactly once in order, for windows 1, 4 and 8.
 @Suite struct LinkEndpointSimulationTests {
-  /// The seeds of the harsh runs (each names one exact run: script, impairments and timing).
+  /// The seeds of the harsh runs (each names one exact run: script, impairments and timing). Each must
+  /// exercise every impairment (checked below); 0x1234_5678_9ABC_DEF0 stopped duplicating any frame at window 1
+  /// once TABLE_READ deadlines counted their answers (fewer retransmissions), so DEF1 replaced it.
   static let seeds: [UInt64] = [
-    0x5EED_0001, 0x5EED_0002, 0x5EED_0003, 0xC0FF_EE00_0000_0001, 0x0BAD_C0DE_0BAD_C0DE, 0x1234_5678_9ABC_DEF0,
+    0x5EED_0001, 0x5EED_0002, 0x5EED_0003, 0xC0FF_EE00_0000_0001, 0x0BAD_C0DE_0BAD_C0DE, 0x1234_5678_9ABC_DEF1,
   ]
 
   /// The seed of the perfect-line runs.

@@ -66,6 +66,27 @@ import Testing
     #expect(LinkTiming.standard.timeout(bytesAhead: 1100) == 100 + 200)
   }
 
+  @Test func deadlinesCountTheDataOfTableReadAnswersAhead() throws {
+    // PROTOCOL.md §5.3: four 1 024-byte reads in flight; the answers ahead of the fourth hold the line.
+    var sender = ReliableSender(window: 4, timing: .standard)
+    var out: [UInt8] = []
+    for index in 0..<4 {
+      let read = TableRead(area: .active, offset: UInt32(index * 1_024), length: 1_024)
+      sender.send(Message.command(.tableRead(read)).frame(sequence: 0, nonce: 1), now: 0, into: &out)
+    }
+    let wire = out.count / 4
+    #expect(wire == 24, "a TABLE_READ frame is 24 bytes on the wire")
+    #expect(sender.nextDeadline == 290, "the first alone: 100 + 2 × 1 048 / 11")
+    for sequence: UInt16 in 0..<3 {
+      let answer = Message.reply(to: .tableRead, .tableBytes(Array(repeating: 0, count: 1_024)))
+      _ = sender.receive(response: answer.frame(sequence: sequence, nonce: 1), now: 10, into: &out)
+    }
+    #expect(sender.nextDeadline == 862, "the fourth: 100 + 2 × 4 × 1 048 / 11")
+    var pings = ReliableSender(window: 4, timing: .standard)
+    pings.send(Self.ping(0), now: 0, into: &out)
+    #expect(pings.nextDeadline == 103, "frames whose answers carry no data count only themselves")
+  }
+
   @Test func timeoutRetransmitsEverythingFromTheOldestOverdueFrame() throws {
     var sender = ReliableSender(window: 3, timing: Self.timing)
     var out: [UInt8] = []
