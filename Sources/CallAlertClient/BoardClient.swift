@@ -29,6 +29,10 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
   private var handshake: Task<Result<BoardInfo, BoardClientError>, Never>?
   private var recovery: Task<Void, Never>?
   private var waiting: [UInt16: CheckedContinuation<Result<Message, BoardClientError>, Never>] = [:]
+  /// Commands of a ``send(inOrder:onAnswer:)`` batch whose caller has not started waiting for them yet.
+  private var batched: Set<UInt16> = []
+  /// Results that came for batched commands before their caller waited for them.
+  private var unclaimed: [UInt16: Result<Message, BoardClientError>] = [:]
   private var needsHandshake = true
   private var isClosed = false
   /// The serial number of the board this client first connected to: a reconnect must find the same one.
@@ -85,16 +89,58 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
   /// Sends a command and returns the board's reply; NAKs, timeouts and disconnects throw.
   public func send(_ command: Command) async throws(BoardClientError) -> Reply {
     _ = try await ensureSession()
-    let result = await exchange(command)
+    return try reply(to: command, from: await exchange(command)).get()
+  }
+
+  /// Sends several commands in this order and returns each one's reply or error, in the same order.
+  ///
+  /// All of them are handed to the link at once, so the link keeps its window full and they reach the
+  /// board in this order (sending each from its own task would leave the order to the scheduler).
+  /// `onAnswer` is called with each command's index as its result is taken, in order. Only a failure to
+  /// open the session throws; a command that fails does not stop the others from being sent.
+  public func send(
+    inOrder commands: [Command], onAnswer: (Int, Result<Reply, BoardClientError>) -> Void = { _, _ in }
+  ) async throws(BoardClientError) -> [Result<Reply, BoardClientError>] {
+    _ = try await ensureSession()
+    guard !isClosed else { throw .closed }
+    guard transport != nil else { throw .disconnected(reason: "no transport") }
+    let now = nowMs
+    let sequences = commands.map { endpoint.send(command: $0, now: now) }
+    batched.formUnion(sequences)
+    flush()
+    reschedule()
+    var results: [Result<Reply, BoardClientError>] = []
+    results.reserveCapacity(commands.count)
+    for (index, sequence) in sequences.enumerated() {
+      let result: Result<Message, BoardClientError>
+      if let early = unclaimed.removeValue(forKey: sequence) {
+        result = early
+      } else {
+        result = await withCheckedContinuation { waiting[sequence] = $0 }
+      }
+      batched.remove(sequence)
+      let answer = reply(to: commands[index], from: result)
+      onAnswer(index, answer)
+      results.append(answer)
+    }
+    return results
+  }
+
+  /// The reply a command's answer brings, or its typed error; tracks what plays.
+  private func reply(
+    to command: Command, from result: Result<Message, BoardClientError>
+  ) -> Result<
+    Reply, BoardClientError
+  > {
     switch result {
     case .success(.reply(_, let reply)):
       track(command, reply)
-      return reply
+      return .success(reply)
     case .success(.nak(let type, let nak)):
-      if nak.code == .noSession || nak.code == .staleNonce { throw .boardRestarted }
-      throw .nak(command: type, nak)
-    case .success: throw .unexpectedReply(command: command.type.rawValue)
-    case .failure(let error): throw error
+      if nak.code == .noSession || nak.code == .staleNonce { return .failure(.boardRestarted) }
+      return .failure(.nak(command: type, nak))
+    case .success: return .failure(.unexpectedReply(command: command.type.rawValue))
+    case .failure(let error): return .failure(error)
     }
   }
 
@@ -143,9 +189,7 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
 
   private func performHandshake() async -> Result<BoardInfo, BoardClientError> {
     let abandoned = endpoint.restart(nonce: endpoint.nonce, firstSequence: endpoint.sender.nextSequence)
-    for case .failed(let sequence, _) in abandoned {
-      waiting.removeValue(forKey: sequence)?.resume(returning: .failure(.boardRestarted))
-    }
+    for case .failed(let sequence, _) in abandoned { complete(sequence, with: .failure(.boardRestarted)) }
     playingTokens.removeAll()
     let hello = options.hello
     switch await exchange(.hello(hello)) {
@@ -262,10 +306,10 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
     for delivery in deliveries {
       switch delivery {
       case .answer(let sequence, let message):
-        waiting.removeValue(forKey: sequence)?.resume(returning: .success(message))
+        complete(sequence, with: .success(message))
       case .failed(let sequence, let type):
         needsHandshake = true
-        waiting.removeValue(forKey: sequence)?.resume(returning: .failure(.timeout(command: type)))
+        complete(sequence, with: .failure(.timeout(command: type)))
       case .event(_, let event):
         if case .playEnded(let ended) = event { playingTokens.remove(ended.token) }
         eventSink.yield(.event(event))
@@ -353,9 +397,21 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
     }
   }
 
+  /// Hands a command's result to its caller, or keeps it until a batch's caller waits for it.
+  private func complete(_ sequence: UInt16, with result: Result<Message, BoardClientError>) {
+    if let continuation = waiting.removeValue(forKey: sequence) {
+      continuation.resume(returning: result)
+    } else if batched.contains(sequence) {
+      unclaimed[sequence] = result
+    }
+  }
+
   private func failWaiting(_ error: BoardClientError) {
     let pending = waiting
     waiting.removeAll()
+    for sequence in batched where pending[sequence] == nil && unclaimed[sequence] == nil {
+      unclaimed[sequence] = .failure(error)
+    }
     for continuation in pending.values { continuation.resume(returning: .failure(error)) }
   }
 
@@ -378,6 +434,14 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
 
   private func pollDeadlines() {
     handle(endpoint.poll(now: nowMs))
+    if endpoint.sender.isPaused {
+      // The link gave up on what was in flight; commands queued behind it would wait for a window that
+      // never opens. Fail them too: the next command re-synchronises with a handshake.
+      let abandoned = endpoint.restart(nonce: endpoint.nonce, firstSequence: endpoint.sender.nextSequence)
+      for case .failed(let sequence, let type) in abandoned {
+        complete(sequence, with: .failure(.timeout(command: type)))
+      }
+    }
     flush()
     reschedule()
   }

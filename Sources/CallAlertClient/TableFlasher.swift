@@ -110,36 +110,22 @@ public struct TableFlasher<C: Clock>: Sendable where C.Duration == Duration {
       maxChunk = max(1, min(Int(chunk), Int(capabilities.maxPayload) - 4))
     } catch { throw .step("TABLE_BEGIN", error) }
 
-    // Every chunk is handed to the link at once: the link keeps `window` in flight and resends in
-    // order after a loss, so the line never idles waiting for an answer.
+    // Every chunk is handed to the link at once, in offset order: the link keeps `window` in flight and
+    // resends in order after a loss, so the line never idles waiting for an answer.
     let offsets = Array(stride(from: 0, to: table.count, by: maxChunk))
-    let client = self.client
-    let outcome = await withTaskGroup(of: Result<Int, BoardClientError>.self) { group in
-      for offset in offsets {
-        let chunk = Array(table[offset..<min(offset + maxChunk, table.count)])
-        group.addTask {
-          do throws(BoardClientError) {
-            _ = try await client.send(.tableData(offset: UInt32(offset), bytes: chunk))
-            return .success(chunk.count)
-          } catch {
-            return .failure(error)
-          }
-        }
-      }
-      var done = 0
-      for await result in group {
-        switch result {
-        case .success(let count):
-          done += count
-          progress(done, table.count)
-        case .failure(let error):
-          group.cancelAll()
-          return Result<Void, BoardClientError>.failure(error)
-        }
-      }
-      return .success(())
+    let chunks = offsets.map {
+      Command.tableData(offset: UInt32($0), bytes: Array(table[$0..<min($0 + maxChunk, table.count)]))
     }
-    if case .failure(let error) = outcome {
+    var done = 0
+    let results: [Result<Reply, BoardClientError>]
+    do {
+      results = try await client.send(inOrder: chunks) { index, result in
+        guard case .success = result else { return }
+        done += min(maxChunk, table.count - offsets[index])
+        progress(done, table.count)
+      }
+    } catch { throw .step("TABLE_DATA", error) }
+    for case .failure(let error) in results {
       _ = try? await client.send(.tableAbort)
       throw .step("TABLE_DATA", error)
     }
@@ -169,32 +155,21 @@ public struct TableFlasher<C: Clock>: Sendable where C.Duration == Duration {
     return report
   }
 
-  /// Reads `size` bytes of a table area, `chunk` bytes per TABLE_READ, all requests in flight at once.
+  /// Reads `size` bytes of a table area, `chunk` bytes per TABLE_READ, as many requests in flight as the
+  /// session's window allows.
   public func read(area: TableArea, size: Int, chunk: Int) async throws(BoardClientError) -> [UInt8] {
-    let client = self.client
     let step = max(1, min(chunk, Int(UInt16.max)))
-    let results = await withTaskGroup(of: (Int, Result<[UInt8], BoardClientError>).self) { group in
-      for offset in stride(from: 0, to: size, by: step) {
-        let length = UInt16(min(step, size - offset))
-        group.addTask {
-          do throws(BoardClientError) {
-            guard
-              case .tableBytes(let bytes) = try await client.send(
-                .tableRead(TableRead(area: area, offset: UInt32(offset), length: length)))
-            else { return (offset, .failure(.unexpectedReply(command: MessageType.tableRead.rawValue))) }
-            return (offset, .success(bytes))
-          } catch {
-            return (offset, .failure(error))
-          }
-        }
-      }
-      var collected: [(Int, Result<[UInt8], BoardClientError>)] = []
-      for await result in group { collected.append(result) }
-      return collected.sorted { $0.0 < $1.0 }
+    let requests = stride(from: 0, to: size, by: step).map {
+      Command.tableRead(TableRead(area: area, offset: UInt32($0), length: UInt16(min(step, size - $0))))
     }
     var bytes: [UInt8] = []
     bytes.reserveCapacity(size)
-    for (_, result) in results { bytes += try result.get() }
+    for result in try await client.send(inOrder: requests) {
+      guard case .tableBytes(let read) = try result.get() else {
+        throw .unexpectedReply(command: MessageType.tableRead.rawValue)
+      }
+      bytes += read
+    }
     return bytes
   }
 

@@ -92,4 +92,74 @@ struct BoardClientTests {
     #expect(await rig.runner.withBoard { $0.bootCount } == 2)
     await rig.shutDown()
   }
+
+  /// A link that stops carrying the host's frames: what was in flight fails after its tries, and so does
+  /// everything queued behind it (those once waited for a window that never opened), then the next command
+  /// re-synchronises.
+  @Test(.timeLimit(.minutes(1)))
+  func commandsQueuedBehindALinkFailureFailTooAndTheNextCommandRecovers() async throws {
+    let (hostEnd, boardEnd) = MemoryTransport.pair()
+    let line = MutableLine(wrapping: hostEnd)
+    let runner = VirtualBoardRunner(board: VirtualBoard(), transport: boardEnd, clock: ContinuousClock())
+    let run = Task { try await runner.run() }
+    let options = BoardClientOptions(
+      hello: Hello(window: 2), timing: LinkTiming(baseTimeoutMs: 20, maxTries: 2))
+    let client = BoardClient(transport: line, clock: ContinuousClock(), options: options)
+    try await client.connect()
+    line.mute(true)
+
+    // One ordered batch of six: two in flight, four queued behind them.
+    let batch = try #require(
+      await finishing(within: 10) { try? await client.send(inOrder: (0..<6).map { .ping([UInt8($0)]) }) } ?? nil,
+      "every command of the batch gets a result")
+    #expect(batch.count == 6)
+    for result in batch { #expect(result == .failure(.timeout(command: MessageType.ping.rawValue))) }
+
+    line.mute(false)
+    #expect(try await client.send(.ping([41])) == .pong([41]), "the next command re-synchronises")
+    line.mute(true)
+
+    // Five commands from five tasks. Each gets an answer; a task the scheduler starts only after the first
+    // failure opens a new handshake first, whose HELLO times out instead.
+    let separate = await finishing(within: 10) {
+      await withTaskGroup(of: BoardClientError?.self) { group in
+        for tag in 0..<5 {
+          group.addTask {
+            do throws(BoardClientError) {
+              _ = try await client.send(.ping([UInt8(tag)]))
+              return nil
+            } catch { return error }
+          }
+        }
+        return await group.reduce(into: []) { $0.append($1) }
+      }
+    }
+    #expect(separate?.count == 5, "every command gets a result")
+    let timedOut: [BoardClientError?] = [
+      .timeout(command: MessageType.ping.rawValue), .timeout(command: MessageType.hello.rawValue),
+    ]
+    #expect(separate?.allSatisfy { timedOut.contains($0) } == true, "\(String(describing: separate))")
+
+    line.mute(false)
+    #expect(try await client.send(.ping([42])) == .pong([42]), "the next command re-synchronises")
+    await client.close()
+    await runner.stop()
+    _ = await run.result
+  }
+
+  @Test func anOrderedBatchIsAnsweredInOrderWithNaksInPlace() async throws {
+    let rig = LoopbackRig()
+    try await rig.client.connect()
+    var seen: [Int] = []
+    let results = try await rig.client.send(
+      inOrder: [.ping([1]), .tableData(offset: 0, bytes: [1]), .ping([2]), .getStatus]
+    ) { index, _ in seen.append(index) }
+    #expect(seen == [0, 1, 2, 3])
+    #expect(results.count == 4)
+    #expect(results[0] == .success(.pong([1])))
+    #expect(results[1] == .failure(.nak(command: MessageType.tableData.rawValue, Nak(.noTransfer))))
+    #expect(results[2] == .success(.pong([2])))
+    if case .success(.status) = results[3] {} else { Issue.record("GET_STATUS answered \(results[3])") }
+    await rig.shutDown()
+  }
 }

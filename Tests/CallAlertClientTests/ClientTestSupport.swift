@@ -3,6 +3,7 @@ import CallAlertClient
 import CallAlertProtocol
 import CallAlertSerial
 import CallAlertVirtualBoard
+import Synchronization
 
 /// A virtual board running in real time at the far end of an in-memory pair, and a client at this end.
 struct LoopbackRig {
@@ -53,3 +54,42 @@ func firstEvent(
 }
 
 let shortBeep = Pattern(steps: [PatternStep(durationMs: 40, buzzerHz: 2_000, buzzerVolume: 90, motor: 100)])
+
+/// A host-side transport whose writes can be swallowed, as if the cable went deaf one way: the board
+/// stops hearing the host while the port stays open.
+final class MutableLine: ByteTransport, Sendable {
+  let incoming: AsyncThrowingStream<[UInt8], any Error>
+  private let inner: any ByteTransport
+  private let muted = Mutex(false)
+
+  init(wrapping inner: any ByteTransport) {
+    self.inner = inner
+    incoming = inner.incoming
+  }
+
+  func mute(_ on: Bool) { muted.withLock { $0 = on } }
+
+  func write(_ bytes: [UInt8]) async throws {
+    if muted.withLock({ $0 }) { return }
+    try await inner.write(bytes)
+  }
+
+  func close() { inner.close() }
+}
+
+/// Runs `body` in its own task and returns its result, or nil when it has not finished within `seconds`:
+/// a watchdog, so that a command left without an answer fails the test instead of hanging the run.
+func finishing<T: Sendable>(within seconds: Double, _ body: @escaping @Sendable () async -> T) async -> T? {
+  let (stream, continuation) = AsyncStream.makeStream(of: T?.self)
+  let work = Task { continuation.yield(await body()) }
+  let watchdog = Task {
+    try? await Task.sleep(for: .seconds(seconds))
+    continuation.yield(nil)
+  }
+  var iterator = stream.makeAsyncIterator()
+  let first = await iterator.next() ?? nil
+  watchdog.cancel()
+  continuation.finish()
+  _ = work
+  return first
+}
