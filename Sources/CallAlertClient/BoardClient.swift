@@ -87,7 +87,16 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
   // MARK: - Commands
 
   /// Sends a command and returns the board's reply; NAKs, timeouts and disconnects throw.
+  ///
+  /// A command refused because the board restarted under it (`no_session` or `stale_nonce`: the board did
+  /// not act on it) is sent once more after the new session opens, so a reboot the client had not noticed
+  /// yet does not fail the caller. RESET is the exception: its retransmission reaching the new boot is
+  /// refused that way on purpose, so that a board never resets twice for one RESET.
   public func send(_ command: Command) async throws(BoardClientError) -> Reply {
+    _ = try await ensureSession()
+    let first = reply(to: command, from: await exchange(command))
+    guard case .failure(.boardRestarted) = first, command.type != .reset else { return try first.get() }
+    needsHandshake = true
     _ = try await ensureSession()
     return try reply(to: command, from: await exchange(command)).get()
   }

@@ -162,4 +162,21 @@ struct BoardClientTests {
     if case .success(.status) = results[3] {} else { Issue.record("GET_STATUS answered \(results[3])") }
     await rig.shutDown()
   }
+
+  /// A command sent while the board reboots under it, before the client has seen the new boot: the board
+  /// refuses it unexecuted (`no_session`), and the client re-opens the session and sends it again, so the
+  /// caller gets its answer. Twenty reboots, each raced by a command.
+  @Test(.timeLimit(.minutes(1)))
+  func aCommandRacingARebootIsAnsweredAfterTheNewSessionOpens() async throws {
+    let rig = LoopbackRig()
+    try await rig.client.connect()
+    for round in 0..<20 {
+      let tag = UInt8(round)
+      async let answer = rig.client.send(.ping([tag]))
+      await rig.runner.reboot()
+      #expect(try await answer == .pong([tag]), "round \(round)")
+    }
+    #expect(await rig.runner.withBoard { $0.bootCount } == 21)
+    await rig.shutDown()
+  }
 }
