@@ -167,7 +167,7 @@ let package = Package(
     .testTarget(
       name: "CallAlertDaemonTests",
       dependencies: [
-        "CallAlertDaemon", "CallAlertVirtualBoard", "CallAlertSerial", "CallAlertProtocol",
+        "CallAlertDaemon", "CallAlertEngine", "CallAlertVirtualBoard", "CallAlertSerial", "CallAlertProtocol",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ],

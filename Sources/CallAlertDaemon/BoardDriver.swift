@@ -79,6 +79,8 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
             initialDelay: .milliseconds(200), maxDelay: .seconds(5), open: connect))
         let client = BoardClient(transport: transport, clock: clock, options: options)
         let info = try await client.connect()
+        // A board left ringing by a daemon that died keeps ringing until its lease lapses: report it.
+        let playing = try? await client.status().token
         self.client = client
         connected(info)
         let events = client.events
@@ -86,7 +88,7 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
           Task { [weak self] in
             for await event in events { await self?.handle(event) }
           })
-        await submit(.boardBack(board: name))
+        await submit(.boardBack(board: name, playing: playing))
         return
       } catch {
         logger.notice("board \(name) not available: \(error); retrying in \(delay)")
@@ -121,9 +123,9 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
       lastInfo = nil
       logger.warning("board \(name) lost: \(reason)")
       await submit(.boardLost(board: name))
-    case .reconnected(let info, _):
+    case .reconnected(let info, let status):
       connected(info)
-      await submit(.boardBack(board: name))
+      await submit(.boardBack(board: name, playing: status.token))
     case .closed:
       lastInfo = nil
     }

@@ -59,9 +59,13 @@ extension AlertEngine {
     }
   }
 
-  /// A board connected (or came back) with nothing playing: it plays its call for the time left, and shows
-  /// the missed-call indicator, or turns it off, since it may have kept an old one across a lost link.
-  mutating func boardBack(_ name: String, at now: EngineTime, into effects: inout [EngineEffect]) {
+  /// A board connected (or came back): it plays its call for the time left, and shows the missed-call
+  /// indicator, or turns it off, since it may have kept an old one across a lost link. What it still plays
+  /// from before (`playing`) is replaced by that PLAY, or stopped when nothing is to ring there: the call it
+  /// rang may have been hung up while the cable was out.
+  mutating func boardBack(
+    _ name: String, playing: UInt32? = nil, at now: EngineTime, into effects: inout [EngineEffect]
+  ) {
     guard boards[name] != nil else { return }
     boards[name] = BoardState(connected: true)
     if let choice = chosenCall(for: name) {
@@ -72,6 +76,7 @@ extension AlertEngine {
             capMs: choice.remainingMs(at: now.monotonicMs), silent: choice.silent)))
     }
     reconcileBoards(at: now, into: &effects)
+    if let playing, playing != 0, boards[name]?.token == nil { effects.append(.stop(board: name, token: playing)) }
     effects.append(.indicator(board: name, missed.isEmpty ? Self.indicatorOff : configuration.missedIndicator))
   }
 

@@ -64,8 +64,8 @@ public struct AlertEngine: Sendable {
       silentOverride = silent
     case .boardLost(let board):
       boardLost(board, into: &effects)
-    case .boardBack(let board):
-      boardBack(board, at: now, into: &effects)
+    case .boardBack(let board, let playing):
+      boardBack(board, playing: playing, at: now, into: &effects)
     case .playEnded(let board, let token, let reason):
       playEnded(on: board, token: token, reason: reason, at: now, into: &effects)
     }

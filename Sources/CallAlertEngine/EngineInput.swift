@@ -17,8 +17,10 @@ public enum EngineInput: Equatable, Sendable {
   case setSilent(Bool)
   /// A board went away (unplugged, not answering).
   case boardLost(board: String)
-  /// A board came back (or connected for the first time) with nothing playing.
-  case boardBack(board: String)
+  /// A board came back (or connected for the first time). `playing` is the token its status reports
+  /// playing, if any: a board whose cable was pulled keeps ringing until its lease lapses, and the engine
+  /// stops that play unless the board is to ring again.
+  case boardBack(board: String, playing: UInt32? = nil)
   /// A board reports that a play ended by itself (its own cap, its lease, a fault, or its button).
   case playEnded(board: String, token: UInt32, reason: PlayEndReason)
 }

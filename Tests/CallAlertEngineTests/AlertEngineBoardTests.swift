@@ -83,6 +83,32 @@ import Testing
     #expect(engine.handle(.boardBack(board: "board"), at: t(5_000)).plays.map(\.token) == [2])
   }
 
+  @Test func aBoardBackStillRingingAHungUpCallIsStopped() {
+    var engine = makeEngine()
+    _ = engine.handle(.call(call("c1")), at: t(0))
+    _ = engine.handle(.boardLost(board: "board"), at: t(1_000))
+    _ = engine.handle(.hangup(callID: "c1"), at: t(1_200))
+    // The cable was out, not the power: the board still plays token 1 until its lease lapses.
+    #expect(
+      engine.handle(.boardBack(board: "board", playing: 1), at: t(1_500)) == [
+        .stop(board: "board", token: 1), .indicator(board: "board", dark),
+      ])
+    // Nothing reported playing: nothing to stop.
+    _ = engine.handle(.boardLost(board: "board"), at: t(2_000))
+    #expect(
+      engine.handle(.boardBack(board: "board", playing: nil), at: t(2_500)) == [.indicator(board: "board", dark)])
+  }
+
+  @Test func aBoardBackStillRingingTheCallItShouldRingGetsAFreshPlayInstead() {
+    var engine = makeEngine()
+    _ = engine.handle(.call(call("c1")), at: t(0))
+    _ = engine.handle(.boardLost(board: "board"), at: t(1_000))
+    let back = engine.handle(.boardBack(board: "board", playing: 1), at: t(1_500))
+    // A PLAY replaces whatever plays (PROTOCOL.md): no STOP, which would only cut the ring short.
+    #expect(back.plays.map(\.token) == [2])
+    #expect(!back.boardCommands.contains { if case .stop = $0 { true } else { false } })
+  }
+
   /// Two boards: VIP callers ring both, everyone else the desk only.
   let routed = configuration(
     boards: ["desk", "bed"],

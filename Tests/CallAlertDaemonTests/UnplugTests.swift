@@ -1,0 +1,57 @@
+import CallAlertDaemon
+import CallAlertEngine
+import CallAlertProtocol
+import CallAlertSerial
+import CallAlertVirtualBoard
+import Logging
+import Synchronization
+import Testing
+
+/// The cable is pulled while a call rings and the caller hangs up before it is plugged in again.
+@Suite("Unplug and replug", .timeLimit(.minutes(1)))
+struct UnplugTests {
+  /// The host's end of the cable: each connection opens the pseudo-terminal afresh; unplugging closes it.
+  final class Cable: Sendable {
+    private let current = Mutex<DescriptorChannel?>(nil)
+    let path: String
+
+    init(path: String) { self.path = path }
+
+    func plugIn() throws -> any ByteTransport {
+      let channel = try SerialPort.open(path)
+      current.withLock { $0 = channel }
+      return channel
+    }
+
+    func unplug() { current.withLock { $0 }?.close() }
+  }
+
+  /// Without a STOP on replug, the board rang on until its lease lapsed: at least 2 s after the unplug (the
+  /// lease is 3 s, renewed every second). With it, the board falls silent as soon as the daemon is back.
+  @Test func aCallHungUpWhileUnpluggedIsSilencedOnReplugNotAtTheLease() async throws {
+    let board = try DaemonEndToEndTests.PtyBoard()
+    // Keep a slave descriptor open, so that the board's end sees no hang-up while the cable is out.
+    let keepAlive = try PseudoTerminal.holdOpen(slavePath: board.slavePath)
+    defer { keepAlive.close() }
+    let cable = Cable(path: board.slavePath)
+    let service = AlertService(
+      configuration: EngineConfiguration(boards: [AlertBoard(name: "desk")], defaultPattern: .named("DE")),
+      connectors: ["desk": { try cable.plugIn() }], clock: ContinuousClock(), logger: Logger(label: "test"))
+    let running = Task { await service.run() }
+
+    await service.submit(.call(IncomingCall(id: "c1")))
+    #expect(await DaemonEndToEndTests.waitUntil(playing: true, board.playback))
+
+    let unpluggedAt = await board.runner.nowMs
+    cable.unplug()
+    await service.submit(.hangup(callID: "c1"))
+    #expect(await DaemonEndToEndTests.waitUntil(playing: false, board.playback))
+    let silentAfterMs = await board.runner.nowMs - unpluggedAt
+    #expect(silentAfterMs < 1_500, "silent \(silentAfterMs) ms after the unplug")
+    #expect(await service.snapshot().activeCalls.isEmpty)
+
+    running.cancel()
+    _ = await running.value
+    await board.stop()
+  }
+}
