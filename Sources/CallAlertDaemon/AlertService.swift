@@ -114,16 +114,20 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
     subscribers.removeAll()
   }
 
+  /// Board commands go to their drivers first and events are recorded after, so that the history's SQLite
+  /// write is not inside the time from a call to its ring; each kind keeps the engine's order.
   private func apply(_ effects: [EngineEffect]) {
     for effect in effects {
       switch effect {
-      case .event(let event):
-        let at = wallClock()
-        recorder?(event, at)
-        for continuation in subscribers.values { continuation.yield(Published(event: event, at: at)) }
+      case .event: continue
       case .play(let board, _, _, _, _), .stop(let board, _), .indicator(let board, _):
         drivers[board]?.enqueue(effect)
       }
+    }
+    for case .event(let event) in effects {
+      let at = wallClock()
+      recorder?(event, at)
+      for continuation in subscribers.values { continuation.yield(Published(event: event, at: at)) }
     }
     reschedule()
   }

@@ -3,6 +3,7 @@ import CallAlertEngine
 import CallAlertProtocol
 import CallAlertSerial
 import CallAlertVirtualBoard
+import Dispatch
 import Logging
 import Synchronization
 import Testing
@@ -50,6 +51,41 @@ struct UnplugTests {
     #expect(silentAfterMs < 1_500, "silent \(silentAfterMs) ms after the unplug")
     #expect(await service.snapshot().activeCalls.isEmpty)
 
+    running.cancel()
+    _ = await running.value
+    await board.stop()
+  }
+}
+
+/// The order the service applies the engine's effects in.
+@Suite("Effect order", .timeLimit(.minutes(1)))
+struct EffectOrderTests {
+  /// The history is written after the board was told: a recorder that takes its time (a slow disk) must
+  /// not delay the ring. Here the recorder of the `ringing` event waits until the board rings; had the
+  /// service recorded before it enqueued the PLAY, it would wait its full 5 s for nothing.
+  @Test func theBoardIsToldBeforeTheHistoryIsWritten() async throws {
+    let board = try DaemonEndToEndTests.PtyBoard()
+    let rang = DispatchSemaphore(value: 0)
+    let observer = Task {
+      if await DaemonEndToEndTests.waitUntil(playing: true, board.playback) { rang.signal() }
+    }
+    let recordedAfterRing = Mutex<Bool?>(nil)
+    let path = board.slavePath
+    let service = AlertService(
+      configuration: EngineConfiguration(boards: [AlertBoard(name: "desk")], defaultPattern: .named("DE")),
+      connectors: ["desk": { try SerialPort.open(path) }], clock: ContinuousClock(), logger: Logger(label: "test"),
+      recorder: { event, _ in
+        guard case .ringing(_, let boards, _, _, _) = event, !boards.isEmpty else { return }
+        let signalled = rang.wait(timeout: .now() + 5) == .success
+        recordedAfterRing.withLock { $0 = signalled }
+      })
+    let running = Task { await service.run() }
+    // Submitted at once: the call waits for the board, and when it connects the engine's effects are a
+    // `ringing` event naming it and the PLAY, in that order.
+    await service.submit(.call(IncomingCall(id: "c1")))
+    _ = await observer.value
+    #expect(await service.snapshot().activeCalls.count == 1)
+    #expect(recordedAfterRing.withLock { $0 } == true, "the board rang while the history write waited")
     running.cancel()
     _ = await running.value
     await board.stop()

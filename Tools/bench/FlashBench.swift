@@ -127,10 +127,10 @@ enum FlashBench {
   }
 
   /// Flashes `table` in real time with the host's real ``BoardClient`` to a ``VirtualBoardRunner`` through a
-  /// ``ShapedTransport`` paced like the line above (115 200 baud, 1 ms each way). The TABLE_DATA commands are
-  /// submitted in order on the client's own executor, `window` in flight (not through ``TableFlasher``, whose
-  /// concurrent child tasks can reorder the chunks: see docs/BENCH.md). Returns the seconds from TABLE_BEGIN to
-  /// TABLE_COMMIT's answer, or nil on failure or after 60 s.
+  /// ``ShapedTransport`` paced like the line above (115 200 baud, 1 ms each way). The TABLE_DATA commands go
+  /// out as one ordered batch (``BoardClient/send(inOrder:onAnswer:)``, as ``TableFlasher`` sends them),
+  /// `window` in flight. Returns the seconds from TABLE_BEGIN to TABLE_COMMIT's answer, or nil on failure or
+  /// after 60 s.
   static func realTime(table: [UInt8], window: Int) async -> Double? {
     let (hostEnd, boardEnd) = MemoryTransport.pair(names: ("host", "board"))
     let clock = ContinuousClock()
@@ -152,8 +152,8 @@ enum FlashBench {
         let commands = stride(from: 0, to: table.count, by: step).map { offset in
           Command.tableData(offset: UInt32(offset), bytes: Array(table[offset..<min(offset + step, table.count)]))
         }
-        for task in await submitInOrder(commands, on: client) {
-          guard case .success(.tableProgress) = await task.value else { return nil }
+        for result in try await client.send(inOrder: commands) {
+          guard case .success(.tableProgress) = result else { return nil }
         }
         guard case .tableCommitted(let summary) = try await client.send(.tableCommit(crc: crc)), summary.crc == crc
         else {
@@ -223,19 +223,6 @@ enum FlashBench {
     await runner.stop()
     _ = await running.value
     return (ok, outcome)
-  }
-
-  /// Sends `commands` on the client's own executor, so their sequence numbers follow the array's order; the
-  /// link keeps the window full. Each task's result is the command's reply.
-  private static func submitInOrder<C: Clock>(
-    _ commands: [Command], on client: isolated BoardClient<C>
-  ) -> [Task<Result<Reply, BoardClientError>, Never>] where C.Duration == Duration {
-    commands.map { command in
-      Task {
-        _ = client  // isolated to the client: the tasks start on its executor, in order
-        do throws(BoardClientError) { return .success(try await client.send(command)) } catch { return .failure(error) }
-      }
-    }
   }
 
   /// Reads the whole table back in virtual time as ``TableFlasher/read(area:size:chunk:)`` does: every
