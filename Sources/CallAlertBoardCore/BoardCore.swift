@@ -105,11 +105,35 @@ public struct BoardCore<Hardware: BoardHardware, Flash: BoardFlash> {
   // MARK: - Driving
 
   /// Takes bytes from the host at `nowMs`: acts on every command they complete and answers it.
+  ///
+  /// Inlinable so that a host-side caller in another module gets a loop specialised for its collection
+  /// (unspecialised, the generic loop allocates once per byte); the work is in the non-generic steps.
+  @inlinable
   public mutating func receive(_ bytes: some Sequence<UInt8>, nowMs: UInt64) {
-    guard !resetRequested else { return }
+    guard let now = beginReceiving(nowMs: nowMs) else { return }
+    var deliveries: [LinkEndpoint.Delivery] = []
+    for byte in bytes { receiveByte(byte, now: now, into: &deliveries) }
+    finishReceiving(deliveries, now: now)
+  }
+
+  /// The first step of ``receive(_:nowMs:)``: the time to use, or nil when RESET was answered.
+  @usableFromInline
+  mutating func beginReceiving(nowMs: UInt64) -> UInt64? {
+    guard !resetRequested else { return nil }
     let now = clock(nowMs)
     advance(now: now)
-    for delivery in endpoint.receive(bytes, now: now) {
+    return now
+  }
+
+  @usableFromInline
+  mutating func receiveByte(_ byte: UInt8, now: UInt64, into deliveries: inout [LinkEndpoint.Delivery]) {
+    endpoint.receive(byte: byte, now: now, into: &deliveries)
+  }
+
+  /// The last step of ``receive(_:nowMs:)``: acts on the commands in order, then refreshes the outputs.
+  @usableFromInline
+  mutating func finishReceiving(_ deliveries: [LinkEndpoint.Delivery], now: UInt64) {
+    for delivery in deliveries {
       if resetRequested { break }  // what follows RESET is for the next boot
       guard case .command(let sequence, let command) = delivery else { continue }
       handle(command, sequence: sequence, now: now)

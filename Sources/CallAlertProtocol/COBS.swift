@@ -10,6 +10,10 @@ public enum COBS {
   }
 
   /// Appends the COBS encoding of `input` to `output`; appends no delimiter.
+  ///
+  /// Inlinable, like the other byte-sequence entry points of this module: called from another module, an
+  /// unspecialised generic loop over `some Collection<UInt8>` allocates once per byte.
+  @inlinable
   public static func encode(_ input: some Collection<UInt8>, into output: inout [UInt8]) {
     output.reserveCapacity(output.count + maxEncodedCount(input.count))
     var codeIndex = output.count
@@ -38,6 +42,7 @@ public enum COBS {
   /// Decodes one COBS block (delimiter already removed) into `output`, replacing its contents.
   ///
   /// - Throws: ``COBSError`` naming the byte offset where the encoding broke.
+  @inlinable
   public static func decode(
     _ input: some Collection<UInt8>, into output: inout [UInt8]
   ) throws(COBSError) {

@@ -17,7 +17,8 @@ public struct CRC32C: Sendable {
     update(byte: byte)
   }
 
-  /// Feeds a run of bytes.
+  /// Feeds a run of bytes. (Inlinable so that callers in other modules get a specialised loop.)
+  @inlinable
   public mutating func update(_ bytes: some Sequence<UInt8>) {
     for byte in bytes { update(byte: byte) }
   }
@@ -26,6 +27,7 @@ public struct CRC32C: Sendable {
   public var value: UInt32 { register ^ 0xFFFF_FFFF }
 
   /// The checksum of `bytes` in one call.
+  @inlinable
   public static func checksum(_ bytes: some Sequence<UInt8>) -> UInt32 {
     var crc = CRC32C()
     crc.update(bytes)

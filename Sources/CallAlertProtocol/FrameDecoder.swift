@@ -72,7 +72,9 @@ public struct FrameDecoder: Sendable {
     }
   }
 
-  /// Takes a chunk of bytes and calls `body` for each frame or drop it completes, in order.
+  /// Takes a chunk of bytes and calls `body` for each frame or drop it completes, in order. (Inlinable so that
+  /// callers in other modules get a loop specialised for their collection, without an allocation per byte.)
+  @inlinable
   public mutating func feed(_ bytes: some Sequence<UInt8>, _ body: (Output) -> Void) {
     for byte in bytes {
       if let output = push(byte) { body(output) }
@@ -80,6 +82,7 @@ public struct FrameDecoder: Sendable {
   }
 
   /// Takes a chunk of bytes and returns every frame or drop it completes, in order.
+  @inlinable
   public mutating func feed(_ bytes: some Sequence<UInt8>) -> [Output] {
     var outputs: [Output] = []
     feed(bytes) { outputs.append($0) }

@@ -168,17 +168,22 @@ public struct LinkEndpoint: Sendable {
     }
   }
 
-  /// Takes bytes from the peer and returns what they deliver, in order.
+  /// Takes bytes from the peer and returns what they deliver, in order. (Inlinable so that callers in other
+  /// modules get a loop specialised for their collection, without an allocation per byte.)
+  @inlinable
   public mutating func receive(_ bytes: some Sequence<UInt8>, now: UInt64) -> [Delivery] {
     var deliveries: [Delivery] = []
-    for byte in bytes {
-      guard let out = decoder.push(byte) else { continue }
-      switch out {
-      case .dropped(let error): deliveries.append(.dropped(error))
-      case .frame(let frame): handle(frame, now: now, into: &deliveries)
-      }
-    }
+    for byte in bytes { receive(byte: byte, now: now, into: &deliveries) }
     return deliveries
+  }
+
+  /// Takes one byte from the peer and appends what it delivers (nothing until it ends a frame).
+  public mutating func receive(byte: UInt8, now: UInt64, into deliveries: inout [Delivery]) {
+    guard let out = decoder.push(byte) else { return }
+    switch out {
+    case .dropped(let error): deliveries.append(.dropped(error))
+    case .frame(let frame): handle(frame, now: now, into: &deliveries)
+    }
   }
 
   private mutating func handle(_ frame: Frame, now: UInt64, into deliveries: inout [Delivery]) {
