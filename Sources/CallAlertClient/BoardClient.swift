@@ -28,11 +28,14 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
   private var leaseRenewal: Task<Void, Never>?
   private var handshake: Task<Result<BoardInfo, BoardClientError>, Never>?
   private var recovery: Task<Void, Never>?
-  private var waiting: [UInt16: CheckedContinuation<Result<Message, BoardClientError>, Never>] = [:]
+  /// What the link brings for a command: the board's answer, or why there is none.
+  private typealias LinkResult = Result<Message, BoardClientError>
+
+  private var waiting: [UInt16: CheckedContinuation<LinkResult, Never>] = [:]
   /// Commands of a ``send(inOrder:onAnswer:)`` batch whose caller has not started waiting for them yet.
   private var batched: Set<UInt16> = []
   /// Results that came for batched commands before their caller waited for them.
-  private var unclaimed: [UInt16: Result<Message, BoardClientError>] = [:]
+  private var unclaimed: [UInt16: LinkResult] = [:]
   private var needsHandshake = true
   private var isClosed = false
   /// The serial number of the board this client first connected to: a reconnect must find the same one.
@@ -121,7 +124,7 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
     var results: [Result<Reply, BoardClientError>] = []
     results.reserveCapacity(commands.count)
     for (index, sequence) in sequences.enumerated() {
-      let result: Result<Message, BoardClientError>
+      let result: LinkResult
       if let early = unclaimed.removeValue(forKey: sequence) {
         result = early
       } else {
@@ -136,11 +139,7 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
   }
 
   /// The reply a command's answer brings, or its typed error; tracks what plays.
-  private func reply(
-    to command: Command, from result: Result<Message, BoardClientError>
-  ) -> Result<
-    Reply, BoardClientError
-  > {
+  private func reply(to command: Command, from result: LinkResult) -> Result<Reply, BoardClientError> {
     switch result {
     case .success(.reply(_, let reply)):
       track(command, reply)
@@ -234,7 +233,7 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
   }
 
   /// Sends without waiting for a session (the handshake's own commands).
-  private func exchange(_ command: Command) async -> Result<Message, BoardClientError> {
+  private func exchange(_ command: Command) async -> LinkResult {
     guard !isClosed else { return .failure(.closed) }
     guard transport != nil else { return .failure(.disconnected(reason: "no transport")) }
     let sequence = endpoint.send(command: command, now: nowMs)
@@ -407,7 +406,7 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
   }
 
   /// Hands a command's result to its caller, or keeps it until a batch's caller waits for it.
-  private func complete(_ sequence: UInt16, with result: Result<Message, BoardClientError>) {
+  private func complete(_ sequence: UInt16, with result: LinkResult) {
     if let continuation = waiting.removeValue(forKey: sequence) {
       continuation.resume(returning: result)
     } else if batched.contains(sequence) {

@@ -5,7 +5,7 @@ struct TaskService: Service {
   let body: @Sendable () async -> Void
 
   func run() async throws {
-    try await cancelWhenGracefulShutdown {
+    await cancelWhenGracefulShutdown {
       await body()
     }
   }
