@@ -134,7 +134,7 @@ extension CallAlertCommand {
     static let configuration = CommandConfiguration(
       abstract: "Validate a pattern file and install it on the board: transfer, verify, commit atomically.",
       discussion: """
-        Nothing is sent when the board already holds the same table. Interrupted anywhere (Ctrl-C, the cable,
+        Nothing is sent when the board already holds the same table. Interrupted anywhere (Ctrl-C, the cable, \
         power), the board keeps its old table; running the command again completes the flash.
         """)
     @Argument(help: "The pattern file.") var file: String

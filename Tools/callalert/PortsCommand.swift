@@ -10,8 +10,8 @@ extension CallAlertCommand {
     static let configuration = CommandConfiguration(
       abstract: "List serial ports and mark those that answer as CallAlert boards.",
       discussion: """
-        Ports with CallAlert's USB IDs (1209:ca11), USB CDC-ACM ports and the virtual board's link are probed
-        with HELLO; other ports are only listed, since writing to them could disturb another device, unless
+        Ports with CallAlert's USB IDs (1209:ca11), USB CDC-ACM ports and the virtual board's link are probed \
+        with HELLO; other ports are only listed, since writing to them could disturb another device, unless \
         --probe-all is given.
         """
     )

@@ -13,7 +13,7 @@ extension CallAlertCommand {
         Reads JSON lines on standard input and on the control socket (see docs/CONFIG.md), e.g.
           {"type":"call","id":"c1","caller":"+14155550101","name":"Alice"}
           {"type":"hangup","id":"c1"}
-        and prints every event as a JSON line (or text with --events text). Stops on SIGINT or SIGTERM,
+        and prints every event as a JSON line (or text with --events text). Stops on SIGINT or SIGTERM, \
         silencing every board first.
         """
     )

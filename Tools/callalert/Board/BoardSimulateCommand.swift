@@ -13,10 +13,10 @@ extension CallAlertCommand.Board {
     static let configuration = CommandConfiguration(
       abstract: "Run a virtual board behind a pseudo-terminal until SIGINT or SIGTERM.",
       discussion: """
-        Prints the pseudo-terminal's path (and makes --link a symbolic link to it); any host can open it
-        like a real board's port. The actuators show live on one status line; --timeline writes every
-        change as a JSON line: {"t_ms": 1200, "buzzer_hz": 2700, "buzzer_volume": 200, "motor": [180], "led": 1}.
-        Type b and Enter to press the button, r and Enter to reboot the board.
+        Prints the pseudo-terminal's path (and makes --link a symbolic link to it); any host can open it \
+        like a real board's port. The actuators show live on one status line; --timeline writes every \
+        change as a JSON line: {"t_ms": 1200, "buzzer_hz": 2700, "buzzer_volume": 200, "motor": [180], "led": 1}. \
+        Type b and Enter to press the button, l and Enter to long-press it, r and Enter to reboot the board.
         """
     )
 
