@@ -1,5 +1,6 @@
 import CallAlertProtocol
 import CallAlertSerial
+import Synchronization
 
 /// A connection to one board over any transport: the handshake, commands with retransmission and typed
 /// errors, the board's events, lease renewal while anything plays, and recovery when the board restarts
@@ -22,7 +23,10 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
   private var endpoint: LinkEndpoint
   private var transport: (any ByteTransport)?
   private var generation = 0
-  private var writer: AsyncStream<[UInt8]>.Continuation?
+  private var writer: AsyncStream<(epoch: Int, bytes: [UInt8])>.Continuation?
+  /// Bumped whenever the link starts over: output of an earlier epoch still waiting for a slow port is
+  /// dropped, so that a HELLO is not queued behind retransmissions of frames already given up.
+  private let outputEpoch = OutputEpoch()
   private var reader: Task<Void, Never>?
   private var timer: Task<Void, Never>?
   private var leaseRenewal: Task<Void, Never>?
@@ -196,11 +200,8 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
   }
 
   private func performHandshake() async -> Result<BoardInfo, BoardClientError> {
-    let abandoned = endpoint.restart(nonce: endpoint.nonce, firstSequence: endpoint.sender.nextSequence)
-    for case .failed(let sequence, _) in abandoned { complete(sequence, with: .failure(.boardRestarted)) }
-    playingTokens.removeAll()
     let hello = options.hello
-    switch await exchange(.hello(hello)) {
+    switch await helloExchange(hello) {
     case .success(.reply(_, .info(let info))):
       guard
         let terms = SessionTerms.negotiate(
@@ -229,6 +230,22 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
     case .success(.nak(_, let nak)): return .failure(.nak(command: MessageType.hello.rawValue, nak))
     case .success: return .failure(.unexpectedReply(command: MessageType.hello.rawValue))
     case .failure(let error): return .failure(error)
+    }
+  }
+
+  /// Starts the link over and sends HELLO, up to ``BoardClientOptions/handshakeAttempts`` times while it
+  /// goes unanswered: a board behind a slow line still busy with what an earlier session sent (or a board
+  /// still booting) gets a few of HELLO's short timeouts in a row, each after dropping output still queued.
+  private func helloExchange(_ hello: Hello) async -> LinkResult {
+    var attempt = 1
+    while true {
+      outputEpoch.advance()
+      let abandoned = endpoint.restart(nonce: endpoint.nonce, firstSequence: endpoint.sender.nextSequence)
+      for case .failed(let sequence, _) in abandoned { complete(sequence, with: .failure(.boardRestarted)) }
+      playingTokens.removeAll()
+      let answer = await exchange(.hello(hello))
+      guard case .failure(.timeout) = answer, attempt < options.handshakeAttempts, !isClosed else { return answer }
+      attempt += 1
     }
   }
 
@@ -281,13 +298,14 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
     generation += 1
     let generation = self.generation
     self.transport = transport
-    let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self)
+    let (stream, continuation) = AsyncStream.makeStream(of: (epoch: Int, bytes: [UInt8]).self)
     writer?.finish()
     writer = continuation
     // One writer per transport keeps frames in the order the link produced them.
+    let epoch = outputEpoch
     Task {
-      for await chunk in stream {
-        do { try await transport.write(chunk) } catch { break }
+      for await chunk in stream where chunk.epoch == epoch.current {
+        do { try await transport.write(chunk.bytes) } catch { break }
       }
     }
     reader = Task { [weak self] in
@@ -425,7 +443,7 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
 
   private func flush() {
     let out = endpoint.takeOutput()
-    if !out.isEmpty { writer?.yield(out) }
+    if !out.isEmpty { writer?.yield((outputEpoch.current, out)) }
   }
 
   private func reschedule() {
@@ -445,6 +463,7 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
     if endpoint.sender.isPaused {
       // The link gave up on what was in flight; commands queued behind it would wait for a window that
       // never opens. Fail them too: the next command re-synchronises with a handshake.
+      outputEpoch.advance()
       let abandoned = endpoint.restart(nonce: endpoint.nonce, firstSequence: endpoint.sender.nextSequence)
       for case .failed(let sequence, let type) in abandoned {
         complete(sequence, with: .failure(.timeout(command: type)))
@@ -453,4 +472,13 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
     flush()
     reschedule()
   }
+}
+
+/// The link's output epoch, read by the writer task without a hop to the actor.
+final class OutputEpoch: Sendable {
+  private let value = Atomic<Int>(0)
+
+  var current: Int { value.load(ordering: .acquiring) }
+
+  func advance() { value.add(1, ordering: .releasing) }
 }

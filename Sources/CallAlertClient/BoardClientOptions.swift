@@ -11,6 +11,9 @@ public struct BoardClientOptions: Sendable {
   public var leaseMs: UInt16
   /// How to open the board again after a disconnect; nil leaves the client disconnected.
   public var reconnect: Reconnect?
+  /// HELLO exchanges (each with every try of ``timing``) before a handshake fails: more than one gives a
+  /// board behind a slow, backed-up line time to answer; a probe of an unknown port wants one.
+  public var handshakeAttempts: Int
 
   /// Reopening a board that went away: the opener is called with growing pauses until it succeeds and the
   /// board that answers has the same serial number.
@@ -39,11 +42,12 @@ public struct BoardClientOptions: Sendable {
   /// Creates options.
   public init(
     hello: Hello = Hello(window: 8), timing: LinkTiming = .standard, leaseMs: UInt16 = 3_000,
-    reconnect: Reconnect? = nil
+    reconnect: Reconnect? = nil, handshakeAttempts: Int = 3
   ) {
     self.hello = hello
     self.timing = timing
     self.leaseMs = leaseMs
     self.reconnect = reconnect
+    self.handshakeAttempts = max(1, handshakeAttempts)
   }
 }

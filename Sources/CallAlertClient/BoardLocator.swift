@@ -41,7 +41,7 @@ public enum BoardLocator {
   /// Asks the board at `path` for its INFO: open, HELLO, close. Fails fast (two tries of 150 ms).
   public static func probe(_ path: String, baudRate: Int = SerialPort.defaultBaudRate) async throws -> BoardInfo {
     let transport = try SerialPort.open(path, baudRate: baudRate)
-    let options = BoardClientOptions(timing: LinkTiming(baseTimeoutMs: 150, maxTries: 2))
+    let options = BoardClientOptions(timing: LinkTiming(baseTimeoutMs: 150, maxTries: 2), handshakeAttempts: 1)
     let client = BoardClient(transport: transport, clock: ContinuousClock(), options: options)
     let result: Result<BoardInfo, BoardClientError>
     do { result = .success(try await client.connect()) } catch { result = .failure(error) }

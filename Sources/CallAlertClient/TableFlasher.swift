@@ -4,6 +4,12 @@ import CallAlertProtocol
 /// chunks in flight as the session's window allows, commits it (the board writes it to its other slot
 /// and switches atomically) and reads it back to verify. Interrupted anywhere, the board keeps its old
 /// table; running again starts the transfer afresh.
+///
+/// On a lossy line a large frame rarely arrives whole (with one byte in a thousand damaged, four 1 KiB
+/// frames in five are), so when the link gives up on a chunk the transfer is not abandoned: it resumes
+/// where the board's status says the staged bytes end (PROTOCOL.md §12), with chunks half as large, down to
+/// ``minimumChunk``. It fails only after ``maximumStalls`` resumptions in a row that gained nothing. Reads
+/// back shrink their requests the same way.
 public struct TableFlasher<C: Clock>: Sendable where C.Duration == Duration {
   /// What a flash did.
   public struct Report: Equatable, Sendable {
@@ -23,8 +29,12 @@ public struct TableFlasher<C: Clock>: Sendable where C.Duration == Duration {
     public var bytes: Int
     /// TABLE_DATA chunks sent (excluding retransmissions).
     public var chunks: Int
-    /// The data bytes per chunk.
+    /// The data bytes per chunk at the start.
     public var chunkSize: Int
+    /// How many times the transfer was resumed from the board's status after the link gave up on a chunk.
+    public var resumptions = 0
+    /// The smallest chunk size used (smaller than ``chunkSize`` after resumptions on a lossy line).
+    public var smallestChunkSize = 0
     /// Time from TABLE_BEGIN to the commit's answer.
     public var transferDuration: Duration
     /// Time to read the table back.
@@ -63,6 +73,11 @@ public struct TableFlasher<C: Clock>: Sendable where C.Duration == Duration {
       }
     }
   }
+
+  /// The smallest chunk a lossy line shrinks transfers and reads to.
+  public static var minimumChunk: Int { 64 }
+  /// Resumptions in a row without progress before a transfer or a read fails.
+  public static var maximumStalls: Int { 4 }
 
   private let client: BoardClient<C>
   private let clock: C
@@ -110,22 +125,9 @@ public struct TableFlasher<C: Clock>: Sendable where C.Duration == Duration {
       maxChunk = max(1, min(Int(chunk), Int(capabilities.maxPayload) - 4))
     } catch { throw .step("TABLE_BEGIN", error) }
 
-    // Every chunk is handed to the link at once, in offset order: the link keeps `window` in flight and
-    // resends in order after a loss, so the line never idles waiting for an answer.
-    let offsets = Array(stride(from: 0, to: table.count, by: maxChunk))
-    let chunks = offsets.map {
-      Command.tableData(offset: UInt32($0), bytes: Array(table[$0..<min($0 + maxChunk, table.count)]))
-    }
-    var done = 0
-    let results: [Result<Reply, BoardClientError>]
-    do {
-      results = try await client.send(inOrder: chunks) { index, result in
-        guard case .success = result else { return }
-        done += min(maxChunk, table.count - offsets[index])
-        progress(done, table.count)
-      }
-    } catch { throw .step("TABLE_DATA", error) }
-    for case .failure(let error) in results {
+    do throws(BoardClientError) {
+      try await transfer(table, chunk: maxChunk, report: &report, progress: progress)
+    } catch {
       _ = try? await client.send(.tableAbort)
       throw .step("TABLE_DATA", error)
     }
@@ -136,8 +138,6 @@ public struct TableFlasher<C: Clock>: Sendable where C.Duration == Duration {
       report.installed = summary
     } catch { throw .step("TABLE_COMMIT", error) }
     report.transferDuration = started.duration(to: clock.now)
-    report.chunks = offsets.count
-    report.chunkSize = maxChunk
 
     let verifyStarted = clock.now
     let readBack: [UInt8]
@@ -155,20 +155,96 @@ public struct TableFlasher<C: Clock>: Sendable where C.Duration == Duration {
     return report
   }
 
-  /// Reads `size` bytes of a table area, `chunk` bytes per TABLE_READ, as many requests in flight as the
-  /// session's window allows.
-  public func read(area: TableArea, size: Int, chunk: Int) async throws(BoardClientError) -> [UInt8] {
-    let step = max(1, min(chunk, Int(UInt16.max)))
-    let requests = stride(from: 0, to: size, by: step).map {
-      Command.tableRead(TableRead(area: area, offset: UInt32($0), length: UInt16(min(step, size - $0))))
+  /// Sends the table's bytes as TABLE_DATA, every chunk handed to the link at once in offset order (the link
+  /// keeps `window` in flight and resends in order after a loss, so the line never idles waiting for an
+  /// answer); resumes from the board's status with smaller chunks when the link gives up on one.
+  private func transfer(
+    _ table: [UInt8], chunk: Int, report: inout Report, progress: @Sendable (Int, Int) -> Void
+  ) async throws(BoardClientError) {
+    report.chunkSize = chunk
+    report.smallestChunkSize = chunk
+    var size = chunk
+    var offset = 0
+    var acknowledged = 0
+    var stalls = 0
+    while offset < table.count {
+      let offsets = Array(stride(from: offset, to: table.count, by: size))
+      let commands = offsets.map { start in
+        Command.tableData(offset: UInt32(start), bytes: Array(table[start..<min(start + size, table.count)]))
+      }
+      let chunkSize = size
+      let results = try await client.send(inOrder: commands) { index, result in
+        guard case .success = result else { return }
+        let end = min(offsets[index] + chunkSize, table.count)
+        if end > acknowledged {
+          acknowledged = end
+          progress(acknowledged, table.count)
+        }
+      }
+      report.chunks += commands.count
+      var firstFailure: BoardClientError?
+      for case .failure(let error) in results {
+        firstFailure = error
+        break
+      }
+      guard let failure = firstFailure else { return }
+      // The link gave up (a lossy line) or a chunk came after one the board missed: carry on from what the
+      // board holds. Anything else (the board's flash failed, it restarted, the port went) ends the flash.
+      switch failure {
+      case .timeout: break
+      case .nak(_, let nak) where nak.code == .badOffset: break
+      default: throw failure
+      }
+      let status = try await client.status()
+      guard status.transferActive, status.transferSize == UInt32(table.count),
+        Int(status.transferReceived) <= table.count
+      else { throw failure }
+      let resumed = Int(status.transferReceived)
+      stalls = resumed > offset ? 0 : stalls + 1
+      if stalls >= Self.maximumStalls { throw failure }
+      offset = resumed
+      if resumed > acknowledged {
+        acknowledged = resumed
+        progress(acknowledged, table.count)
+      }
+      size = max(Self.minimumChunk, size / 2)
+      report.smallestChunkSize = min(report.smallestChunkSize, size)
+      report.resumptions += 1
     }
+  }
+
+  /// Reads `size` bytes of a table area, `chunk` bytes per TABLE_READ, as many requests in flight as the
+  /// session's window allows. When the link gives up on a request, the reading goes on from there with
+  /// requests half as large (see the type's discussion).
+  public func read(area: TableArea, size: Int, chunk: Int) async throws(BoardClientError) -> [UInt8] {
+    var step = max(1, min(chunk, Int(UInt16.max)))
     var bytes: [UInt8] = []
     bytes.reserveCapacity(size)
-    for result in try await client.send(inOrder: requests) {
-      guard case .tableBytes(let read) = try result.get() else {
-        throw .unexpectedReply(command: MessageType.tableRead.rawValue)
+    var stalls = 0
+    while bytes.count < size {
+      let requests = stride(from: bytes.count, to: size, by: step).map {
+        Command.tableRead(TableRead(area: area, offset: UInt32($0), length: UInt16(min(step, size - $0))))
       }
-      bytes += read
+      let before = bytes.count
+      var failure: BoardClientError?
+      for result in try await client.send(inOrder: requests) {
+        switch result {
+        case .success(.tableBytes(let read)) where failure == nil:
+          bytes += read
+          // A short answer means the area ends here (a table smaller than asked for).
+          if read.isEmpty { return bytes }
+        case .success where failure == nil:
+          throw .unexpectedReply(command: MessageType.tableRead.rawValue)
+        case .failure(let error) where failure == nil:
+          failure = error
+        default: break
+        }
+      }
+      guard let failure else { continue }
+      guard case .timeout = failure else { throw failure }
+      stalls = bytes.count > before ? 0 : stalls + 1
+      if stalls >= Self.maximumStalls { throw failure }
+      step = max(min(step, Self.minimumChunk), step / 2)
     }
     return bytes
   }

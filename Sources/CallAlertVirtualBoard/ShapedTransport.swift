@@ -33,8 +33,10 @@ public final class ShapedTransport<C: Clock>: ByteTransport, Sendable where C.Du
         continuation.finish(throwing: ending)
       },
       Task {
+        // Reading waits while the inbound line has more than its buffer's worth to carry, so that the far
+        // end's writes back up as they would on a real line instead of queueing without bound.
         do {
-          for try await chunk in inner.incoming { inbound.put(chunk) }
+          for try await chunk in inner.incoming { try await inbound.write(chunk) }
           inbound.finish(throwing: nil)
         } catch {
           inbound.finish(throwing: error)
@@ -95,17 +97,6 @@ final class PacedLine<C: Clock>: Sendable where C.Duration == Duration {
   var nowMicros: UInt64 {
     let (seconds, attoseconds) = origin.duration(to: clock.now).components
     return UInt64(max(0, seconds)) * 1_000_000 + UInt64(max(0, attoseconds)) / 1_000_000_000_000
-  }
-
-  /// Puts bytes on the line now (ignored once the line is finished).
-  func put(_ bytes: [UInt8]) {
-    let now = nowMicros
-    let accepted = state.withLock { state in
-      guard !state.finished else { return false }
-      state.wire.send(bytes, nowMicros: now)
-      return true
-    }
-    if accepted { ring.yield() }
   }
 
   /// Puts bytes on the line, then waits while more than the buffer's worth is still to be transmitted.

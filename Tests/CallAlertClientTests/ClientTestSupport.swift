@@ -60,18 +60,33 @@ let shortBeep = Pattern(steps: [PatternStep(durationMs: 40, buzzerHz: 2_000, buz
 final class MutableLine: ByteTransport, Sendable {
   let incoming: AsyncThrowingStream<[UInt8], any Error>
   private let inner: any ByteTransport
-  private let muted = Mutex(false)
+  private let state = Mutex((muted: false, untilHello: false))
 
   init(wrapping inner: any ByteTransport) {
     self.inner = inner
     incoming = inner.incoming
   }
 
-  func mute(_ on: Bool) { muted.withLock { $0 = on } }
+  func mute(_ on: Bool) { state.withLock { $0 = (on, false) } }
+
+  /// Swallows writes until the host sends a HELLO (an outage that lasts until the host re-synchronises).
+  func muteUntilHello() { state.withLock { $0 = (true, true) } }
 
   func write(_ bytes: [UInt8]) async throws {
-    if muted.withLock({ $0 }) { return }
-    try await inner.write(bytes)
+    let pass = state.withLock { state in
+      guard state.muted else { return true }
+      guard state.untilHello, Self.containsHello(bytes) else { return false }
+      state = (false, false)
+      return true
+    }
+    if pass { try await inner.write(bytes) }
+  }
+
+  private static func containsHello(_ bytes: [UInt8]) -> Bool {
+    var decoder = FrameDecoder()
+    return decoder.feed(bytes).contains {
+      if case .frame(let frame) = $0 { frame.type == MessageType.hello.rawValue } else { false }
+    }
   }
 
   func close() { inner.close() }

@@ -129,4 +129,67 @@ struct TableFlasherTests {
     await runner.stop()
     _ = await run.result
   }
+
+  /// A line paced at 115 200 baud that drops, corrupts and duplicates 0.01 % of bytes each (about one 1 KiB
+  /// frame in four damaged): the flash completes through retransmissions, its progress only growing.
+  @Test(arguments: [UInt64(7), 8, 9])
+  func aLossyPacedLineFlashesThroughRetransmissions(seed: UInt64) async throws {
+    let (hostEnd, boardEnd) = MemoryTransport.pair()
+    let clock = ContinuousClock()
+    let faults = FaultProfile(dropRate: 0.000_1, corruptRate: 0.000_1, duplicateRate: 0.000_1)
+    // On the host's side, so that the host's writes wait for the line as on a real port.
+    let lossy = ShapedTransport(wrapping: hostEnd, pacing: .usbSerial115200, faults: faults, seed: seed, clock: clock)
+    let runner = VirtualBoardRunner(board: VirtualBoard(), transport: boardEnd, clock: clock)
+    let run = Task { try await runner.run() }
+    let client = BoardClient(transport: lossy, clock: clock)
+    let table = flashTable(version: 4, slots: 4, steps: 150)
+    let acknowledged = Mutex<[Int]>([])
+    let report = try await TableFlasher(client: client, clock: clock).flash(table) { done, _ in
+      acknowledged.withLock { $0.append(done) }
+    }
+    #expect(report.outcome == .flashed)
+    #expect(report.installed.size == UInt32(table.count))
+    let retransmissions = await client.linkStatistics.retransmissions
+    #expect(lossy.injected.total > 0 && retransmissions > 0)
+    let progress = acknowledged.withLock { $0 }
+    #expect(progress == progress.sorted() && progress.last == table.count, "progress only grows, to the end")
+    await client.close()
+    await runner.stop()
+    _ = await run.result
+  }
+
+  /// The line goes dead a third of the way through (until the host's next HELLO): the link gives up on the
+  /// chunks in flight, and the flasher re-synchronises, reads where the staged bytes end from the board's
+  /// status and resumes from there with chunks half as large, instead of failing or starting over.
+  @Test func aTransferCutShortResumesFromTheBoardsStatus() async throws {
+    let (hostEnd, boardEnd) = MemoryTransport.pair()
+    let line = MutableLine(wrapping: hostEnd)
+    let runner = VirtualBoardRunner(board: VirtualBoard(), transport: boardEnd, clock: ContinuousClock())
+    let run = Task { try await runner.run() }
+    let options = BoardClientOptions(hello: Hello(window: 2), timing: LinkTiming(baseTimeoutMs: 20, maxTries: 2))
+    let client = BoardClient(transport: line, clock: ContinuousClock(), options: options)
+    let table = flashTable(version: 9, slots: 8, steps: 150)
+    let cut = Mutex(false)
+    let acknowledged = Mutex<[Int]>([])
+    let report = try await TableFlasher(client: client, clock: ContinuousClock()).flash(table) { done, total in
+      acknowledged.withLock { $0.append(done) }
+      if done * 3 >= total, !cut.withLock({ $0 }) {
+        cut.withLock { $0 = true }
+        line.muteUntilHello()
+      }
+    }
+    #expect(cut.withLock { $0 })
+    #expect(report.outcome == .flashed)
+    #expect(report.installed == TableSummary(version: 9, crc: report.installed.crc, size: UInt32(table.count)))
+    #expect(report.resumptions == 1)
+    #expect(report.smallestChunkSize == report.chunkSize / 2)
+    // Resumed, not restarted: fewer chunks than a fresh start at the smaller size after the cut would need.
+    #expect(
+      report.chunks < (table.count + report.chunkSize - 1) / report.chunkSize + table.count / report.smallestChunkSize)
+    let progress = acknowledged.withLock { $0 }
+    #expect(progress == progress.sorted() && progress.last == table.count)
+    await client.close()
+    await runner.stop()
+    _ = await run.result
+  }
 }

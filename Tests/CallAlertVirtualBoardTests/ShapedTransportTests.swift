@@ -107,4 +107,28 @@ import Testing
     #expect(shaped.injected.drops == 1_000 - sent.count - received.count)
     shaped.close()
   }
+
+  /// A writer that outpaces the line is held back once the line's buffer (4 KiB of line time) is full,
+  /// as a write to a serial port blocks, instead of queueing without bound.
+  @Test func aWriterAheadOfTheLineWaitsForTheBuffer() async throws {
+    let clock = TestClock()
+    let (near, far) = MemoryTransport.pair()
+    let shaped = ShapedTransport(wrapping: near, pacing: .usbSerial115200, faults: .none, seed: 1, clock: clock)
+    let drain = Task { for try await _ in far.incoming {} }
+    // 4 000 bytes fit the buffer: the write returns at once, before any time passes.
+    try await shaped.write(Array(repeating: 1, count: 4_000))
+    let returned = Mutex(false)
+    let second = Task {
+      try await shaped.write(Array(repeating: 2, count: 2_000))
+      returned.withLock { $0 = true }
+    }
+    // 6 000 bytes are 521 ms of line time and 4 096 of them may wait, so the second write may return only
+    // once 1 904 bytes have gone (165 ms).
+    await clock.advance(by: .milliseconds(150))
+    #expect(returned.withLock { $0 } == false, "the write waits while the line's buffer is full")
+    await clock.advance(by: .milliseconds(400))
+    try await second.value
+    shaped.close()
+    drain.cancel()
+  }
 }
