@@ -191,6 +191,11 @@ extension CallAlertCommand {
             report.bytes, report.chunks, report.chunkSize, report.throughput, 100 * report.throughput / ceiling,
             port.baud,
             report.installed.version))
+        if report.resumptions > 0 {
+          print(
+            "the link gave up \(report.resumptions) time(s); the transfer resumed each time with smaller chunks (down to \(report.smallestChunkSize) bytes)"
+          )
+        }
       }
     }
   }

@@ -17,6 +17,10 @@ extension CallAlertCommand.Board {
         like a real board's port. The actuators show live on one status line; --timeline writes every \
         change as a JSON line: {"t_ms": 1200, "buzzer_hz": 2700, "buzzer_volume": 200, "motor": [180], "led": 1}. \
         Type b and Enter to press the button, l and Enter to long-press it, r and Enter to reboot the board.
+
+        --baud paces the board's end only: the host's writes to the pseudo-terminal never wait for the line (a \
+        UART makes the host wait after about 4 KiB), so with faults and a large flash the host's \
+        retransmissions can back the line up for seconds.
         """
     )
 
