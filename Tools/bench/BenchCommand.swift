@@ -1,6 +1,7 @@
 import ArgumentParser
 import CallAlertBenchMalloc
 import CallAlertProtocol
+import CallAlertVirtualBoard
 import Dispatch
 import Foundation
 
@@ -232,6 +233,16 @@ struct BenchCommand: AsyncParsableCommand {
           attempts.append(.object([("ok", .bool(ok)), ("outcome", .string(outcome))]))
         }
         flash.append(("table_flasher_real_time", .array(attempts)))
+        progress("TableFlasher over a lossy line (real time, ShapedTransport) ...")
+        var lossy: [JSONValue] = []
+        let faults = FaultProfile(dropRate: 0.000_1, corruptRate: 0.000_1, duplicateRate: 0.000_1)
+        for seed in UInt64(1)...3 {
+          let (ok, outcome) = await FlashBench.tableFlasher(
+            table: table28k, window: 8, faults: faults, seed: seed, limit: .seconds(60))
+          table.add("TableFlasher.flash, 0.03 % bytes damaged, seed \(seed)", outcome)
+          lossy.append(.object([("seed", .int(Int(seed))), ("ok", .bool(ok)), ("outcome", .string(outcome))]))
+        }
+        flash.append(("table_flasher_lossy_real_time", .array(lossy)))
       }
       return .object(flash)
 

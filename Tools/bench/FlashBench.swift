@@ -181,11 +181,11 @@ enum FlashBench {
   /// Runs the product's own ``TableFlasher`` (transfer, commit, read-back verify) on the same real-time line,
   /// giving up after `limit`; returns what happened, in words, and whether it flashed and verified.
   static func tableFlasher(
-    table: [UInt8], window: Int, limit: Duration = .seconds(15)
+    table: [UInt8], window: Int, faults: FaultProfile = .none, seed: UInt64 = 1, limit: Duration = .seconds(15)
   ) async -> (ok: Bool, outcome: String) {
     let (hostEnd, boardEnd) = MemoryTransport.pair(names: ("host", "board"))
     let clock = ContinuousClock()
-    let shaped = ShapedTransport(wrapping: hostEnd, pacing: .usbSerial115200, faults: .none, seed: 1, clock: clock)
+    let shaped = ShapedTransport(wrapping: hostEnd, pacing: .usbSerial115200, faults: faults, seed: seed, clock: clock)
     let runner = VirtualBoardRunner(board: VirtualBoard(), transport: boardEnd, clock: clock)
     let running = Task { try? await runner.run() }
     let client = BoardClient(
@@ -200,8 +200,9 @@ enum FlashBench {
         return (
           true,
           String(
-            format: "flashed and verified: transfer %.3f s, read-back %.3f s", report.transferDuration.seconds,
-            report.verifyDuration.seconds)
+            format: "flashed and verified: transfer %.3f s, read-back %.3f s, %d resumption(s), %d retransmissions",
+            report.transferDuration.seconds, report.verifyDuration.seconds, report.resumptions,
+            Int(await client.linkStatistics.retransmissions))
         )
       } catch {
         return (false, "failed after \(chunks.value) chunk(s) acknowledged: \(error)")
