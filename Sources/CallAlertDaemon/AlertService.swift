@@ -26,6 +26,7 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
   private let recorder: (@Sendable (EngineEvent, Date) -> Void)?
   private var drivers: [String: BoardDriver<C>] = [:]
   private var connectors: [String: Connector]
+  private let linkTiming: LinkTiming
   private var subscribers: [UUID: AsyncStream<Published>.Continuation] = [:]
   private var timer: Task<Void, Never>?
 
@@ -35,11 +36,14 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
   ///   - connectors: how to reach each configured board, by name.
   ///   - wallClock: the wall clock (quiet hours, sent-at lateness); injected for tests and the demo.
   ///   - recorder: called for every event (the history); errors are the recorder's to log.
+  ///   - linkTiming: the boards' retransmission rules (``LinkTiming/init(baudRate:baseTimeoutMs:maxTries:)``
+  ///     for a UART slower than 115 200 baud).
   public init(
     configuration: EngineConfiguration, connectors: [String: Connector], clock: C,
     wallClock: @escaping @Sendable () -> Date = { Date() }, logger: Logger,
-    recorder: (@Sendable (EngineEvent, Date) -> Void)? = nil
+    recorder: (@Sendable (EngineEvent, Date) -> Void)? = nil, linkTiming: LinkTiming = .standard
   ) {
+    self.linkTiming = linkTiming
     self.clock = clock
     start = clock.now
     self.wallClock = wallClock
@@ -102,7 +106,7 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
     await withTaskGroup(of: Void.self) { group in
       for (name, connect) in connectors {
         let driver = BoardDriver(
-          name: name, clock: clock, logger: logger, connect: connect,
+          name: name, clock: clock, logger: logger, linkTiming: linkTiming, connect: connect,
           submit: { [weak self] input in await self?.submit(input) })
         drivers[name] = driver
         group.addTask { await driver.run() }

@@ -13,6 +13,7 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
   /// The board's name in the configuration.
   nonisolated let name: String
   private let connect: Connector
+  private let linkTiming: LinkTiming
   private let clock: C
   private let logger: Logger
   private let submit: @Sendable (EngineInput) async -> Void
@@ -25,10 +26,11 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
   private var lastInfo: BoardInfo?
 
   init(
-    name: String, clock: C, logger: Logger, connect: @escaping Connector,
+    name: String, clock: C, logger: Logger, linkTiming: LinkTiming = .standard, connect: @escaping Connector,
     submit: @escaping @Sendable (EngineInput) async -> Void
   ) {
     self.name = name
+    self.linkTiming = linkTiming
     self.clock = clock
     self.logger = logger
     self.connect = connect
@@ -75,6 +77,7 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
       do {
         let transport = try await connect()
         let options = BoardClientOptions(
+          timing: linkTiming,
           reconnect: BoardClientOptions.Reconnect(
             initialDelay: .milliseconds(200), maxDelay: .seconds(5), open: connect))
         let client = BoardClient(transport: transport, clock: clock, options: options)

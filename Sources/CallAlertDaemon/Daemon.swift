@@ -119,7 +119,7 @@ public enum Daemon {
       configuration: configuration.engine, connectors: connectors, clock: ContinuousClock(), logger: logger,
       recorder: { event, at in
         do { try history.record(event, at: at) } catch { logger.error("history: \(error)") }
-      })
+      }, linkTiming: options.simulate ? .standard : LinkTiming(baudRate: options.baudRate))
     // Calls left ringing by a daemon that died are closed; missed calls nobody acknowledged blink again.
     if let closed = try? history.closeInterrupted(at: Date()), closed > 0 {
       logger.notice("closed \(closed) call(s) left ringing by an earlier run")

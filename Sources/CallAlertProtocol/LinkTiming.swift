@@ -21,6 +21,13 @@ public struct LinkTiming: Equatable, Sendable {
   /// The v1 defaults: 100 ms plus line time, 5 transmissions.
   public static let standard = LinkTiming()
 
+  /// The v1 defaults for a UART at `baudRate` (8N1): `floor(baudRate / 10 000)` bytes per millisecond, at least
+  /// 1, so that on a line slower than 115 200 baud a window of large frames is not timed out while it is still
+  /// on the wire. 115 200 gives ``standard``.
+  public init(baudRate: Int, baseTimeoutMs: UInt64 = 100, maxTries: Int = 5) {
+    self.init(baseTimeoutMs: baseTimeoutMs, bytesPerMs: UInt64(max(1, baudRate / 10_000)), maxTries: maxTries)
+  }
+
   /// The timeout for a frame with `bytesAhead` bytes (itself included) queued before its answer.
   public func timeout(bytesAhead: Int) -> UInt64 {
     baseTimeoutMs + 2 * UInt64(bytesAhead) / bytesPerMs

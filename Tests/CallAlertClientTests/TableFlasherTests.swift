@@ -192,4 +192,26 @@ struct TableFlasherTests {
     await runner.stop()
     _ = await run.result
   }
+
+  /// A UART at 38 400 baud carries 3.84 bytes/ms where the standard timing assumes 11: a window of 1 KiB
+  /// chunks would time out while still on the wire. With the timing for that baud rate (as `--port` and the
+  /// daemon use), the flash needs no retransmission.
+  @Test func aSlowerUARTUsesDeadlinesForItsBaudRate() async throws {
+    let (hostEnd, boardEnd) = MemoryTransport.pair()
+    let clock = ContinuousClock()
+    let line = ShapedTransport(
+      wrapping: hostEnd, pacing: WirePacing(baud: 38_400, latencyMicros: 1_000), faults: .none, seed: 1, clock: clock)
+    let runner = VirtualBoardRunner(board: VirtualBoard(), transport: boardEnd, clock: clock)
+    let run = Task { try await runner.run() }
+    let client = BoardClient(
+      transport: line, clock: clock, options: BoardClientOptions(timing: LinkTiming(baudRate: 38_400)))
+    let table = flashTable(version: 5, slots: 4, steps: 150)
+    let report = try await TableFlasher(client: client, clock: clock).flash(table)
+    #expect(report.outcome == .flashed)
+    #expect(report.throughput < 3_840, "paced at 38 400 baud")
+    #expect(await client.linkStatistics.retransmissions == 0)
+    await client.close()
+    await runner.stop()
+    _ = await run.result
+  }
 }

@@ -87,6 +87,15 @@ import Testing
     #expect(pings.nextDeadline == 103, "frames whose answers carry no data count only themselves")
   }
 
+  @Test func timingForABaudRateCountsThatLinesBytesPerMillisecond() {
+    #expect(LinkTiming(baudRate: 115_200) == .standard)
+    #expect(LinkTiming(baudRate: 38_400).bytesPerMs == 3)
+    #expect(LinkTiming(baudRate: 9_600).bytesPerMs == 1, "at least 1")
+    #expect(LinkTiming(baudRate: 300).bytesPerMs == 1)
+    // A 1 045-byte frame at 9 600 baud takes 1.09 s each way: its deadline allows for both.
+    #expect(LinkTiming(baudRate: 9_600).timeout(bytesAhead: 1_045) == 100 + 2_090)
+  }
+
   @Test func timeoutRetransmitsEverythingFromTheOldestOverdueFrame() throws {
     var sender = ReliableSender(window: 3, timing: Self.timing)
     var out: [UInt8] = []

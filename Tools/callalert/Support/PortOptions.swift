@@ -33,6 +33,9 @@ struct PortOptions: ParsableArguments {
   ) async throws -> (BoardClient<ContinuousClock>, BoardInfo) {
     let path = try await BoardLocator.resolve(port)
     let transport = try SerialPort.open(path, baudRate: baud)
+    var options = options
+    // Deadlines allow for the line's real speed (a UART slower than 115 200 baud).
+    if options.timing == .standard { options.timing = LinkTiming(baudRate: baud) }
     let client = BoardClient(transport: transport, clock: ContinuousClock(), options: options)
     do {
       return (client, try await client.connect())
