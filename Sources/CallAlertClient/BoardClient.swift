@@ -13,6 +13,8 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
   public nonisolated let events: AsyncStream<BoardClientEvent>
   /// The board's INFO from the current session; nil while not connected.
   public private(set) var info: BoardInfo?
+  /// What the current session negotiated (version, payload, window); nil while not connected.
+  public private(set) var terms: SessionTerms?
   /// Tokens that play on the board as far as this client knows (for lease renewal).
   public private(set) var playingTokens: Set<UInt32> = []
 
@@ -41,6 +43,7 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
   /// Results that came for batched commands before their caller waited for them.
   private var unclaimed: [UInt16: LinkResult] = [:]
   private var needsHandshake = true
+  private var resentAfterRestart = 0
   private var isClosed = false
   /// The serial number of the board this client first connected to: a reconnect must find the same one.
   private var boardSerial: [UInt8]?
@@ -63,10 +66,15 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
     return UInt64(max(0, seconds)) * 1_000 + UInt64(max(0, attoseconds)) / 1_000_000_000_000_000
   }
 
-  /// Link statistics: retransmissions made and frames dropped by the decoder.
-  public var linkStatistics: (retransmissions: UInt32, decoder: DecoderCounters) {
-    (endpoint.sender.retransmissions, endpoint.decoder.counters)
+  /// Link statistics: retransmissions made, frames dropped by the decoder, and commands sent again because
+  /// the board had restarted under them (see ``send(_:)``).
+  public var linkStatistics: (retransmissions: UInt32, decoder: DecoderCounters, resentAfterRestart: Int) {
+    (endpoint.sender.retransmissions, endpoint.decoder.counters, resentAfterRestart)
   }
+
+  /// Commands and results this client still tracks (waiting callers, batched commands, kept results):
+  /// zero once every caller has its result. For tests.
+  var pendingBookkeeping: Int { waiting.count + batched.count + unclaimed.count }
 
   // MARK: - Connecting
 
@@ -104,6 +112,7 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
     let first = reply(to: command, from: await exchange(command))
     guard case .failure(.boardRestarted) = first, command.type != .reset else { return try first.get() }
     needsHandshake = true
+    resentAfterRestart += 1
     _ = try await ensureSession()
     return try reply(to: command, from: await exchange(command)).get()
   }
@@ -214,6 +223,7 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
             boardMin: info.minVersion, boardMax: info.maxVersion, hostMin: hello.minVersion, hostMax: hello.maxVersion))
       }
       endpoint.apply(terms)
+      self.terms = terms
       self.info = info
       if boardSerial == nil { boardSerial = info.serial }
       needsHandshake = false
@@ -426,6 +436,9 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
   /// Hands a command's result to its caller, or keeps it until a batch's caller waits for it.
   private func complete(_ sequence: UInt16, with result: LinkResult) {
     if let continuation = waiting.removeValue(forKey: sequence) {
+      // Claimed now: a second report of the same sequence (a give-up, then the restart that follows it)
+      // must not be kept for a later command that reuses the number.
+      batched.remove(sequence)
       continuation.resume(returning: result)
     } else if batched.contains(sequence) {
       unclaimed[sequence] = result

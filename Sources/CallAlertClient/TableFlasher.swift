@@ -7,7 +7,7 @@ import CallAlertProtocol
 ///
 /// On a lossy line a large frame rarely arrives whole (with one byte in a thousand damaged, four 1 KiB
 /// frames in five are), so when the link gives up on a chunk the transfer is not abandoned: it resumes
-/// where the board's status says the staged bytes end (PROTOCOL.md §12), with chunks half as large, down to
+/// where the board's status says the staged bytes end (PROTOCOL.md §13.7), with chunks half as large, down to
 /// ``minimumChunk``. It fails only after ``maximumStalls`` resumptions in a row that gained nothing. Reads
 /// back shrink their requests the same way.
 public struct TableFlasher<C: Clock>: Sendable where C.Duration == Duration {
@@ -27,7 +27,7 @@ public struct TableFlasher<C: Clock>: Sendable where C.Duration == Duration {
     public var outcome: Outcome
     /// The table's size.
     public var bytes: Int
-    /// TABLE_DATA chunks sent (excluding retransmissions).
+    /// TABLE_DATA chunks the board acknowledged (resumed transfers count each chunk that was answered).
     public var chunks: Int
     /// The data bytes per chunk at the start.
     public var chunkSize: Int
@@ -126,7 +126,7 @@ public struct TableFlasher<C: Clock>: Sendable where C.Duration == Duration {
       else {
         throw BoardClientError.unexpectedReply(command: MessageType.tableBegin.rawValue)
       }
-      maxChunk = max(1, min(Int(chunk), Int(capabilities.maxPayload) - 4))
+      maxChunk = max(1, min(Int(chunk), await payloadLimit(board: capabilities) - 4))
     } catch { throw .step("TABLE_BEGIN", error) }
 
     do throws(BoardClientError) {
@@ -145,7 +145,9 @@ public struct TableFlasher<C: Clock>: Sendable where C.Duration == Duration {
 
     let verifyStarted = clock.now
     let readBack: [UInt8]
-    do { readBack = try await read(area: .active, size: table.count, chunk: Int(capabilities.maxPayload)) } catch {
+    do {
+      readBack = try await read(area: .active, size: table.count, chunk: await payloadLimit(board: capabilities))
+    } catch {
       throw .step("TABLE_READ", error)
     }
     if let offset = zip(readBack, table).enumerated().first(where: { $0.element.0 != $0.element.1 })?.offset {
@@ -170,6 +172,7 @@ public struct TableFlasher<C: Clock>: Sendable where C.Duration == Duration {
     var size = chunk
     var offset = 0
     var acknowledged = 0
+    var best = 0  // the furthest the board has been seen to hold
     var stalls = 0
     while offset < table.count {
       let offsets = Array(stride(from: offset, to: table.count, by: size))
@@ -185,7 +188,7 @@ public struct TableFlasher<C: Clock>: Sendable where C.Duration == Duration {
           progress(acknowledged, table.count)
         }
       }
-      report.chunks += commands.count
+      report.chunks += results.count { if case .success = $0 { true } else { false } }
       var firstFailure: BoardClientError?
       for case .failure(let error) in results {
         firstFailure = error
@@ -204,14 +207,15 @@ public struct TableFlasher<C: Clock>: Sendable where C.Duration == Duration {
         Int(status.transferReceived) <= table.count
       else { throw failure }
       let resumed = Int(status.transferReceived)
-      stalls = resumed > offset ? 0 : stalls + 1
+      stalls = resumed > best ? 0 : stalls + 1
+      best = max(best, resumed)
       if stalls >= Self.maximumStalls { throw failure }
       offset = resumed
       if resumed > acknowledged {
         acknowledged = resumed
         progress(acknowledged, table.count)
       }
-      size = max(Self.minimumChunk, size / 2)
+      size = max(min(size, Self.minimumChunk), size / 2)
       report.smallestChunkSize = min(report.smallestChunkSize, size)
       report.resumptions += 1
     }
@@ -231,17 +235,19 @@ public struct TableFlasher<C: Clock>: Sendable where C.Duration == Duration {
       }
       let before = bytes.count
       var failure: BoardClientError?
-      for result in try await client.send(inOrder: requests) {
+      answers: for (request, result) in zip(requests, try await client.send(inOrder: requests)) {
         switch result {
-        case .success(.tableBytes(let read)) where failure == nil:
+        case .success(.tableBytes(let read)):
           bytes += read
-          // An empty answer means the area ends here (it is smaller than asked for).
+          // An empty answer means the area ends here; a short one that the rest of the batch starts too far
+          // on: read on from where it ended.
           if read.isEmpty { return bytes }
-        case .success where failure == nil:
+          guard case .tableRead(let asked) = request, read.count == Int(asked.length) else { break answers }
+        case .success:
           throw .unexpectedReply(command: MessageType.tableRead.rawValue)
-        case .failure(let error) where failure == nil:
+        case .failure(let error):
           failure = error
-        default: break
+          break answers
         }
       }
       guard let failure else { continue }
@@ -257,6 +263,12 @@ public struct TableFlasher<C: Clock>: Sendable where C.Duration == Duration {
   public func readInstalledTable() async throws(BoardClientError) -> [UInt8]? {
     let info = try await client.currentInfo()
     guard info.table.size > 0 else { return nil }
-    return try await read(area: .active, size: Int(info.table.size), chunk: Int(info.capabilities.maxPayload))
+    return try await read(
+      area: .active, size: Int(info.table.size), chunk: await payloadLimit(board: info.capabilities))
+  }
+
+  /// The largest payload this session carries: the negotiated one, or the board's own before a session.
+  private func payloadLimit(board capabilities: Capabilities) async -> Int {
+    await client.terms?.maxPayload ?? Int(capabilities.maxPayload)
   }
 }

@@ -1,9 +1,10 @@
 import CallAlertBoardCore
-import CallAlertClient
 import CallAlertProtocol
 import CallAlertSerial
 import CallAlertVirtualBoard
 import Testing
+
+@testable import CallAlertClient
 
 @Suite("Board client against the virtual board")
 struct BoardClientTests {
@@ -142,6 +143,8 @@ struct BoardClientTests {
 
     line.mute(false)
     #expect(try await client.send(.ping([42])) == .pong([42]), "the next command re-synchronises")
+    // Every failure was reported once: nothing is left that a later command reusing a number could take.
+    #expect(await client.pendingBookkeeping == 0)
     await client.close()
     await runner.stop()
     _ = await run.result
@@ -177,6 +180,8 @@ struct BoardClientTests {
       #expect(try await answer == .pong([tag]), "round \(round)")
     }
     #expect(await rig.runner.withBoard { $0.bootCount } == 21)
+    // The race was run, not only won: at least one PING reached a rebooted board and was sent again.
+    #expect(await rig.client.linkStatistics.resentAfterRestart > 0)
     await rig.shutDown()
   }
 }

@@ -214,4 +214,20 @@ struct TableFlasherTests {
     await runner.stop()
     _ = await run.result
   }
+
+  /// A session negotiated at a 256-byte payload: the flasher sizes its chunks and reads by it, and a read
+  /// asked for larger pieces gets short answers and goes on from where each ended (two are in flight, so the
+  /// second must not be appended after a short first).
+  @Test func aSmallNegotiatedPayloadSizesChunksAndShortReadsContinue() async throws {
+    let rig = LoopbackRig(options: BoardClientOptions(hello: Hello(maxPayload: 256)))
+    let flasher = TableFlasher(client: rig.client, clock: ContinuousClock())
+    let table = flashTable(version: 6, slots: 3, steps: 60)
+    let report = try await flasher.flash(table)
+    #expect(report.outcome == .flashed)
+    #expect(report.chunkSize == 252, "the negotiated payload less the 4-byte offset")
+    #expect(await rig.client.terms?.maxPayload == 256)
+    #expect(try await flasher.read(area: .active, size: table.count, chunk: 1_024) == table)
+    #expect(try await flasher.readInstalledTable() == table)
+    await rig.shutDown()
+  }
 }

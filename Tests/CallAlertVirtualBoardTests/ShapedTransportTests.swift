@@ -118,16 +118,20 @@ import Testing
     // 4 000 bytes fit the buffer: the write returns at once, before any time passes.
     try await shaped.write(Array(repeating: 1, count: 4_000))
     let returned = Mutex(false)
+    let (started, starting) = AsyncStream.makeStream(of: Void.self)
     let second = Task {
+      starting.yield()
       try await shaped.write(Array(repeating: 2, count: 2_000))
       returned.withLock { $0 = true }
     }
+    for await _ in started { break }
     // 6 000 bytes are 521 ms of line time and 4 096 of them may wait, so the second write may return only
     // once 1 904 bytes have gone (165 ms).
     await clock.advance(by: .milliseconds(150))
     #expect(returned.withLock { $0 } == false, "the write waits while the line's buffer is full")
     await clock.advance(by: .milliseconds(400))
     try await second.value
+    #expect(returned.withLock { $0 }, "and returns once the line has room")
     shaped.close()
     drain.cancel()
   }
