@@ -167,7 +167,8 @@ let package = Package(
     .testTarget(
       name: "CallAlertDaemonTests",
       dependencies: [
-        "CallAlertDaemon", "CallAlertEngine", "CallAlertVirtualBoard", "CallAlertSerial", "CallAlertProtocol",
+        "CallAlertDaemon", "CallAlertEngine", "CallAlertHistory", "CallAlertVirtualBoard", "CallAlertSerial",
+        "CallAlertProtocol",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ],

@@ -9,7 +9,7 @@ import Logging
 /// Bad input gets an error naming the place; nothing it carried is half-applied.
 struct ControlHandler<C: Clock>: Sendable where C.Duration == Duration {
   let service: AlertService<C>
-  let history: CallHistory
+  let history: HistoryWriter
   let configuration: DaemonConfiguration
   let options: DaemonOptions
   let logger: Logger
@@ -45,7 +45,7 @@ struct ControlHandler<C: Clock>: Sendable where C.Duration == Duration {
       return ControlResponse.ok("status", StatusReport(snapshot, boardInfos: infos))
     case .history(let missedOnly, let limit):
       do {
-        return ControlResponse.ok("calls", try history.calls(missedOnly: missedOnly, limit: limit))
+        return ControlResponse.ok("calls", try await history.calls(missedOnly: missedOnly, limit: limit))
       } catch {
         return ControlResponse.failure("history: \(error)")
       }

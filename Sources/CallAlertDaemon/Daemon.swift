@@ -115,23 +115,27 @@ public enum Daemon {
       }
     }
     let logger = logger
+    let writer = HistoryWriter(history, logger: logger)
     let service = AlertService(
       configuration: configuration.engine, connectors: connectors, clock: ContinuousClock(), logger: logger,
-      recorder: { event, at in
-        do { try history.record(event, at: at) } catch { logger.error("history: \(error)") }
-      }, linkTiming: options.simulate ? .standard : LinkTiming(baudRate: options.baudRate))
+      recorder: { event, at in writer.record(event, at: at) },
+      linkTiming: options.simulate ? .standard : LinkTiming(baudRate: options.baudRate))
     // Calls left ringing by a daemon that died are closed; missed calls nobody acknowledged blink again.
     if let closed = try? history.closeInterrupted(at: Date()), closed > 0 {
       logger.notice("closed \(closed) call(s) left ringing by an earlier run")
     }
     if let missed = try? history.unacknowledgedMissed() { await service.restoreMissed(missed) }
     let handler = ControlHandler(
-      service: service, history: history, configuration: configuration, options: options, logger: logger)
+      service: service, history: writer, configuration: configuration, options: options, logger: logger)
     let events = await service.subscribe()
     let format = configuration.eventsFormat
 
     var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-      .init(service: TaskService { await service.run() }),
+      .init(
+        service: TaskService {
+          await service.run()
+          await writer.drain()  // the last events (the boards stopped at shutdown) reach the disk
+        }),
       .init(
         service: TaskService {
           await server.run { line, number, source in await handler.handle(line, lineNumber: number, source: source) }
