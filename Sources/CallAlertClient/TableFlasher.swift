@@ -189,12 +189,8 @@ public struct TableFlasher<C: Clock>: Sendable where C.Duration == Duration {
         }
       }
       report.chunks += results.count { if case .success = $0 { true } else { false } }
-      var firstFailure: BoardClientError?
-      for case .failure(let error) in results {
-        firstFailure = error
-        break
-      }
-      guard let failure = firstFailure else { return }
+      guard let failure = results.lazy.compactMap({ if case .failure(let error) = $0 { error } else { nil } }).first
+      else { return }
       // The link gave up (a lossy line) or a chunk came after one the board missed: carry on from what the
       // board holds. Anything else (the board's flash failed, it restarted, the port went) ends the flash.
       switch failure {
@@ -215,7 +211,7 @@ public struct TableFlasher<C: Clock>: Sendable where C.Duration == Duration {
         acknowledged = resumed
         progress(acknowledged, table.count)
       }
-      size = max(min(size, Self.minimumChunk), size / 2)
+      size = Self.halved(size)
       report.smallestChunkSize = min(report.smallestChunkSize, size)
       report.resumptions += 1
     }
@@ -254,7 +250,7 @@ public struct TableFlasher<C: Clock>: Sendable where C.Duration == Duration {
       guard case .timeout = failure else { throw failure }
       stalls = bytes.count > before ? 0 : stalls + 1
       if stalls >= Self.maximumStalls { throw failure }
-      step = max(min(step, Self.minimumChunk), step / 2)
+      step = Self.halved(step)
     }
     return bytes
   }
@@ -266,6 +262,9 @@ public struct TableFlasher<C: Clock>: Sendable where C.Duration == Duration {
     return try await read(
       area: .active, size: Int(info.table.size), chunk: await payloadLimit(board: info.capabilities))
   }
+
+  /// Half of `size`, but not below ``minimumChunk`` (nor above `size`, when it is already smaller).
+  private static func halved(_ size: Int) -> Int { max(min(size, minimumChunk), size / 2) }
 
   /// The largest payload this session carries: the negotiated one, or the board's own before a session.
   private func payloadLimit(board capabilities: Capabilities) async -> Int {
