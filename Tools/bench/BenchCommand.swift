@@ -57,7 +57,11 @@ struct BenchCommand: AsyncParsableCommand {
   @Option(help: "Soak: kill -9 runs at once (each with its own board and daemon).")
   var killParallel = 4
 
-  @Option(help: ArgumentHelp("Soak: the callalert executable for the kill -9 runs.", valueName: "path"))
+  @Option(
+    help: "Soak: calls rung while clients misbehave, the disk is full and the board goes deaf (the chaos run).")
+  var chaosCalls = 300
+
+  @Option(help: ArgumentHelp("Soak: the callalert executable for the kill -9 and chaos runs.", valueName: "path"))
   var callalert: String?
 
   @Flag(help: .hidden)
@@ -71,7 +75,9 @@ struct BenchCommand: AsyncParsableCommand {
         throw ValidationError("unknown section \(name); sections are \(Self.sections.joined(separator: ", "))")
       }
     }
-    if soakCalls < 0 || killRuns < 0 || killParallel < 1 { throw ValidationError("soak counts must not be negative") }
+    if soakCalls < 0 || killRuns < 0 || chaosCalls < 0 || killParallel < 1 {
+      throw ValidationError("soak counts must not be negative")
+    }
     if soakCappedPerMille > 985 { throw ValidationError("--soak-capped-per-mille must be 0 to 985") }
     if calls < 1 || capCalls < 1 || fanOutCalls < 1 || fanOutBoards < 1 {
       throw ValidationError("counts must be at least 1")
@@ -84,7 +90,7 @@ struct BenchCommand: AsyncParsableCommand {
       try await Soak(
         calls: quick ? min(200, soakCalls) : soakCalls, cappedPerMille: soakCappedPerMille,
         killRuns: quick ? min(4, killRuns) : killRuns,
-        killParallel: killParallel, callalert: callalert,
+        killParallel: killParallel, chaosCalls: quick ? min(40, chaosCalls) : chaosCalls, callalert: callalert,
         jsonPath: json == "bench-results.json" ? "soak-results.json" : json
       ).run()
       return

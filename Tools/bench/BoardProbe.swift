@@ -122,6 +122,8 @@ final class ProbedBoard: Sendable {
   let slavePath: String
   /// What the board did.
   let probe = BoardProbe()
+  /// The board's end of the line, which the chaos soak can make deaf and mute.
+  let line: DeafeningTransport
   private let keepAlive: FileDescriptor?
   private let task: Task<Void, any Error>
 
@@ -130,12 +132,12 @@ final class ProbedBoard: Sendable {
   init(serial: String = "VB-0001", holdingSlave: Bool = false) throws {
     let (master, slavePath) = try PseudoTerminal.open()
     keepAlive = holdingSlave ? try PseudoTerminal.holdOpen(slavePath: slavePath) : nil
-    let channel = try DescriptorChannel(taking: master, name: slavePath)
+    line = DeafeningTransport(try DescriptorChannel(taking: master, name: slavePath))
     var configuration = BoardConfiguration.virtualDefault
     configuration.serial = Array(serial.utf8)
     let board = VirtualBoard(configuration: configuration, seed: UInt64.random(in: 1...UInt64.max))
     probe.attach(to: board)
-    runner = VirtualBoardRunner(board: board, transport: channel, clock: ContinuousClock())
+    runner = VirtualBoardRunner(board: board, transport: line, clock: ContinuousClock())
     self.slavePath = slavePath
     let runner = self.runner
     task = Task { try await runner.run() }

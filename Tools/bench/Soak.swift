@@ -22,11 +22,15 @@ import Synchronization
 ///    every ring is checked against its deadline and every hangup against the lease.
 /// 2. **kill -9.** `callalert run` as a child process rings a board (in this process, on a pseudo-terminal)
 ///    and is killed with SIGKILL mid-ring; the board must fall silent within its lease.
+/// 3. **Chaos.** `callalert run` rings a board while control clients close mid-answer or never read, a burst of
+///    connections passes its descriptor limit, its standard output stalls and breaks, its history's disk is
+///    full and the board goes deaf (``ChaosSoak``).
 struct Soak {
   let calls: Int
   let cappedPerMille: UInt64
   let killRuns: Int
   let killParallel: Int
+  let chaosCalls: Int
   let callalert: String?
   let jsonPath: String
 
@@ -40,8 +44,8 @@ struct Soak {
   static let capToleranceMs = 100.0
 
   func run() async throws {
-    if killRuns > 0, callalert == nil {
-      throw BenchError("--callalert PATH is needed for the kill -9 runs (or --kill-runs 0)")
+    if killRuns > 0 || chaosCalls > 0, callalert == nil {
+      throw BenchError("--callalert PATH is needed for the kill -9 and chaos runs (or --kill-runs 0 --chaos-calls 0)")
     }
     var table = ResultTable()
     var results: [(String, JSONValue)] = [("machine", Machine.current().json)]
@@ -57,6 +61,12 @@ struct Soak {
       killed.report(into: &table)
       results.append(("kill_9", killed.json))
       violations += killed.runs - killed.silentWithinLease  // a run that could not ring proves nothing: it counts
+    }
+    if chaosCalls > 0, let callalert {
+      let chaos = try await ChaosSoak(calls: chaosCalls, executable: callalert).run()
+      chaos.report(into: &table)
+      results.append(("chaos", chaos.json))
+      violations += chaos.violations
     }
     results.append(("violations", .int(violations)))
     print(table.text)

@@ -5,9 +5,14 @@
 #      now and then unplugged, checking every ring against its cap and every hangup against the lease;
 #   2. runs `callalert run --port <pty> --no-stdin --socket ...` as a child process 100 times, kills it with
 #      SIGKILL mid-ring and measures how long the board rings on (it must stop within its 3 s lease).
-# SOAK_CALLS, SOAK_KILL_RUNS and SOAK_KILL_PARALLEL change the counts; results go to soak-results.json.
-# Exits non-zero when a ring overran its cap, a hangup was not honoured, a command was silently lost, or a
-# board rang on past its lease after kill -9.
+#   3. the chaos run: `callalert run` under `prlimit --nofile=64` rings a board while control clients close
+#      mid-answer, never read, or burst past the descriptor limit, its standard output stalls and then breaks,
+#      its history's disk (a 1 MiB tmpfs, as root) is full for half the calls, and the board goes deaf for
+#      longer than its lease mid-ring.
+# SOAK_CALLS, SOAK_KILL_RUNS, SOAK_KILL_PARALLEL and SOAK_CHAOS_CALLS change the counts; results go to
+# soak-results.json. Exits non-zero when a ring overran its cap, a hangup was not honoured, a command was silently
+# lost, a board rang on past its lease after kill -9, or, in the chaos run, a call did not ring, was lost from
+# the history, a deaf board was not played again, or the daemon died.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 scratch=.build-bench
@@ -15,4 +20,5 @@ swift build -c release --scratch-path "$scratch" --product callalert
 swift build -c release --scratch-path "$scratch" --product callalert-bench
 exec "$scratch/release/callalert-bench" --soak --soak-calls "${SOAK_CALLS:-10000}" \
   --kill-runs "${SOAK_KILL_RUNS:-100}" --kill-parallel "${SOAK_KILL_PARALLEL:-4}" \
+  --chaos-calls "${SOAK_CHAOS_CALLS:-300}" \
   --callalert "$scratch/release/callalert" --json soak-results.json
