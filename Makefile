@@ -3,7 +3,7 @@ SWIFT ?= swift
 SWIFT_FORMAT ?= swift-format
 FUZZ_SECONDS ?= 60
 
-.PHONY: all deps build test demo bench soak fuzz firmware-check firmware qemu format lint clean
+.PHONY: all deps build test demo bench soak fuzz fuzz-long firmware-check firmware qemu format lint clean
 
 all: build
 
@@ -43,6 +43,10 @@ soak: deps
 ## (default 60) each; FUZZ_TARGETS="decoder patterns push" picks some
 fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) Tools/scripts/fuzz.sh
+
+## fuzz-long: the long mode, ten million executions per target (hours on 2 cores; not in CI)
+fuzz-long: deps
+	FUZZ_RUNS=$${FUZZ_RUNS:-10000000} Tools/scripts/fuzz.sh
 
 ## firmware: the board firmware (Embedded Swift, same core as the virtual board) for QEMU's mps2-an386;
 ## writes firmware/build/callalert-mps2-an386.elf and prints its size

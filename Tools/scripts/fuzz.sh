@@ -6,7 +6,8 @@
 #             from the YAML examples in docs/PATTERNS.md
 #   push      push payloads and control lines (callalert-fuzz-push), seeded from the JSON in docs/PUSH.md and
 #             docs/CONFIG.md; an input's first byte picks the parser (even: push payload, odd: control line)
-# FUZZ_TARGETS="decoder push" runs a subset. Each target keeps its corpus and crashing inputs in
+# FUZZ_TARGETS="decoder push" runs a subset. The long mode, FUZZ_RUNS=10000000 (`make fuzz-long`), runs each
+# target for that many executions instead of a time. Each target keeps its corpus and crashing inputs in
 # fuzz-artifacts/<target>/; replay one with the plain build: swift run callalert-fuzz-<target> <file>.
 # Exits non-zero when any target found a crash, a leak or a timeout.
 set -euo pipefail
@@ -84,13 +85,21 @@ for target in $targets; do
   mkdir -p "$corpus"
   seed "$target" "$corpus"
   log=$dir/fuzz.log
+  if [ -n "${FUZZ_RUNS:-}" ]; then
+    budget=(-runs="$FUZZ_RUNS")
+  else
+    budget=(-max_total_time="$seconds")
+  fi
+  started=$(date +%s)
   set +e
-  "$scratch/release/callalert-fuzz-$target" "$corpus" -max_total_time="$seconds" -max_len=4096 -timeout=10 \
+  "$scratch/release/callalert-fuzz-$target" "$corpus" "${budget[@]}" -max_len=4096 -timeout=10 \
     -artifact_prefix="$dir/" -print_final_stats=1 >"$log" 2>&1
   code=$?
   set -e
+  elapsed=$(($(date +%s) - started))
   executions=$(grep -E "^stat::number_of_executed_units" "$log" | awk '{print $2}' | tail -1)
   rate=$(grep -E "^stat::average_exec_per_sec" "$log" | awk '{print $2}' | tail -1)
+  seconds=$elapsed
   crashes=$(find "$dir" -maxdepth 1 \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) \
     | wc -l)
   grep -E "SUMMARY|ERROR|==ERROR|Fatal error|precondition" "$log" | head -5 || true
