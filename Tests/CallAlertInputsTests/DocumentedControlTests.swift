@@ -29,7 +29,8 @@ import Testing
         .input(.acknowledge(board: "bed")),
         .push(
           payload: Array(
-            #"{"pushType":1,"callId":"c3","caller":"+4930123","aps":{"interruption-level":"time-sensitive"}}"#.utf8)),
+            #"{"pushType":1,"callId":"c3","caller":"+4930123","aps":{"interruption-level":"time-sensitive"}}"#.utf8),
+          origin: .init(source: "CONFIG.md", line: 8, column: 26)),
         .input(.setDoNotDisturb(.scheduled)),
         .input(.setSilent(true)),
         .status,
