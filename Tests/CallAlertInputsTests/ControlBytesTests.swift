@@ -86,3 +86,16 @@ import Testing
     ) { try PushPayload.text(of: bytes, source: "call.json") }
   }
 }
+
+/// Errors are printed and logged: what a client named in them is shown safely.
+@Suite struct SafeErrorTests {
+  @Test func anUnknownFieldWithAnEscapeIsShownEscaped() {
+    do {
+      _ = try ControlRequest.parse(line: #"{"type":"status","\u001b[2J":1}"#, source: "socket", lineNumber: 1)
+      Issue.record("parsed")
+    } catch {
+      #expect(!error.description.contains("\u{1B}"))
+      #expect(error.description.contains("\\u{1B}[2J"))
+    }
+  }
+}

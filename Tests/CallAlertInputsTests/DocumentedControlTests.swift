@@ -58,6 +58,7 @@ import Testing
   @Test func theDocumentedFailureAnswerIsTheOneWritten() throws {
     let answers = try #require(try Self.blocks("json", under: "Control protocol").last).split(separator: "\n")
     #expect(answers.first == Substring(ControlResponse.ok()))
+    #expect(answers[1] == Substring(ControlResponse.ok(RequestOutcome(.ringing, callID: "c1", boards: ["desk"]))))
     let line = #"{"type":"call","id":"c1","level":"urgent"}"#
     let error = try #require(throws: InputError.self) {
       try ControlRequest.parse(line: line, source: "socket", lineNumber: 1)
