@@ -66,7 +66,7 @@ struct ControlHandler<C: Clock>: Sendable where C.Duration == Duration {
 extension ControlHandler {
   /// The answer for what a request did; a call refused because too many ring is a failure.
   func answer(_ outcome: RequestOutcome, _ source: String, _ lineNumber: Int) -> String {
-    if outcome.result == .ignored { logger.info("ignored push (\(source):\(lineNumber)): \(outcome.text)") }
+    if outcome.result == .ignored { logger.info("push \(source):\(lineNumber) \(outcome.text)") }
     guard outcome.result != .refused else {
       logger.notice("refused \(source):\(lineNumber): \(outcome.text)")
       return ControlResponse.failure("\(source):\(lineNumber): \(outcome.text)")

@@ -55,4 +55,23 @@ struct PushEndToEndTests {
     try await running.value
     await board.stop()
   }
+
+  /// Issue 21, item 7: the engine holds at most 64 active calls; the 65th is a control error, not a ring.
+  @Test func aCallBeyondTheBoundIsAControlError() async throws {
+    let board = try Rig.PtyBoard()
+    let setup = try Rig.Setup(port: board.slavePath)
+    let group = try await Daemon.makeServiceGroup(
+      options: DaemonOptions(configPath: setup.config, readStandardInput: false), logger: Logger(label: "test"),
+      eventSink: { _ in })
+    let running = Task { try await group.run() }
+    for index in 0..<64 {
+      let answer = try await ControlSocketClient.request(#"{"type":"call","id":"c\#(index)"}"#, path: setup.socket)
+      #expect(answer.hasPrefix(#"{"ok":true"#), "\(answer)")
+    }
+    let refused = try await ControlSocketClient.request(#"{"type":"call","id":"c64"}"#, path: setup.socket)
+    #expect(refused.hasPrefix(#"{"ok":false"#) && refused.contains("64 calls are active already"), "\(refused)")
+    await group.triggerGracefulShutdown()
+    try await running.value
+    await board.stop()
+  }
 }
