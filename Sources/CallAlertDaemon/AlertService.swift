@@ -1,4 +1,5 @@
 import CallAlertEngine
+import CallAlertInputs
 import CallAlertProtocol
 import CallAlertSerial
 import Foundation
@@ -29,6 +30,7 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
   private let linkTiming: LinkTiming
   private var subscribers: [UUID: AsyncStream<Published>.Continuation] = [:]
   private var timer: Task<Void, Never>?
+  private var anonymousCalls = AnonymousCallTracker()
 
   /// Creates the service.
   ///
@@ -71,9 +73,24 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
 
   private func unsubscribe(_ id: UUID) { subscribers[id] = nil }
 
-  /// Acts on an input now.
-  public func submit(_ input: EngineInput) {
-    apply(engine.handle(input, at: now))
+  /// Acts on an input now; returns the events it caused.
+  @discardableResult
+  public func submit(_ input: EngineInput) -> [EngineEvent] {
+    let effects = engine.handle(input, at: now)
+    apply(effects)
+    return effects.compactMap { if case .event(let event) = $0 { event } else { nil } }
+  }
+
+  /// Acts on a push from `source` (`socket`, `<stdin>`); calls and hangups without an id are matched to
+  /// their calls by ``AnonymousCallTracker``, in the same turn as the engine acts, so no push overtakes one.
+  public func submit(_ push: PushNotification, source: String) -> RequestOutcome {
+    let resolution = anonymousCalls.resolve(
+      push, source: source, defaultRegion: engine.configuration.defaultRegion, now: wallClock(),
+      isActive: engine.isActive)
+    switch resolution {
+    case .ignored(let reason): return .ignored(reason)
+    case .input(let input): return .of(input, events: submit(input))
+    }
   }
 
   /// Restores unacknowledged missed calls (from the history) so the indicator blinks again.

@@ -15,28 +15,30 @@ struct ControlHandler<C: Clock>: Sendable where C.Duration == Duration {
   let logger: Logger
 
   func handle(_ line: String, lineNumber: Int, source: String) async -> String {
+    await handle(Array(line.utf8), lineNumber: lineNumber, source: source)
+  }
+
+  /// Answers one line as the bytes that arrived: invalid UTF-8 is refused, never replaced.
+  func handle(_ line: [UInt8], lineNumber: Int, source: String) async -> String {
     let request: ControlRequest
     do {
-      request = try ControlRequest.parse(line: line, source: source, lineNumber: lineNumber)
+      request = try ControlRequest.parse(bytes: line, source: source, lineNumber: lineNumber)
     } catch {
       logger.notice("rejected \(error)")
       return ControlResponse.failure(error)
     }
     switch request {
     case .input(let input):
-      await service.submit(input)
-      return ControlResponse.ok()
-    case .push(let payload):
+      return answer(RequestOutcome.of(input, events: await service.submit(input)), source, lineNumber)
+    case .push(let payload, let origin):
       do {
-        switch try PushPayload.parse(
-          json: payload, rules: configuration.pushRules, receivedAt: Date(), source: "\(source):\(lineNumber)")
-        {
-        case .call(let call): await service.submit(.call(call))
-        case .hangup(let id): await service.submit(.hangup(callID: id))
-        case .ignored(let reason): return ControlResponse.ok("ignored", reason)
-        }
-        return ControlResponse.ok()
+        let push = try PushPayload.parse(
+          json: payload, rules: configuration.pushRules, receivedAt: Date(), origin: origin)
+        // Id-less calls are matched per input, across the socket's connections (`socket#3` is `socket`).
+        let input = String(source.prefix { $0 != "#" })
+        return answer(await service.submit(push, source: input), source, lineNumber)
       } catch {
+        logger.notice("rejected push \(error)")
         return ControlResponse.failure(error)
       }
     case .status:
@@ -58,6 +60,18 @@ struct ControlHandler<C: Clock>: Sendable where C.Duration == Duration {
         return ControlResponse.failure("reload: \(error)")
       }
     }
+  }
+}
+
+extension ControlHandler {
+  /// The answer for what a request did; a call refused because too many ring is a failure.
+  func answer(_ outcome: RequestOutcome, _ source: String, _ lineNumber: Int) -> String {
+    if outcome.result == .ignored { logger.info("push \(source):\(lineNumber) \(outcome.text)") }
+    guard outcome.result != .refused else {
+      logger.notice("refused \(source):\(lineNumber): \(outcome.text)")
+      return ControlResponse.failure("\(source):\(lineNumber): \(outcome.text)")
+    }
+    return ControlResponse.ok(outcome)
   }
 }
 

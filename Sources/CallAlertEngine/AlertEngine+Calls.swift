@@ -45,6 +45,11 @@ extension AlertEngine {
       return
     }
 
+    guard calls.count < Self.maximumActiveCalls else {
+      // Refused, not missed: the sender is told (a control error) and may retry once calls have ended.
+      effects.append(.event(.ignored(callID: call.id, reason: .tooManyCalls)))
+      return
+    }
     let remainingMs = configuration.capMs - latenessMs
     let selection = PatternSelection(for: call, number: number, configuration: configuration)
     let active = ActiveCall(

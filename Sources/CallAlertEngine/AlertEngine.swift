@@ -35,6 +35,11 @@ public struct AlertEngine: Sendable {
   /// The latest monotonic ms seen, so a caller passing an earlier moment cannot move time backwards.
   var latestMs: UInt64
 
+  /// The most calls active at once (ringing or waiting for a board); a call beyond it is refused with
+  /// ``IgnoredReason/tooManyCalls``. No phone rings 64 calls at once; the bound keeps a flood of call ids
+  /// from growing the engine's state and the cost of every input without end.
+  public static let maximumActiveCalls = 64
+
   /// Creates an engine with every board disconnected (the daemon sends `.boardBack` as each one connects).
   public init(configuration: EngineConfiguration, now: EngineTime) {
     self.configuration = configuration
@@ -189,6 +194,6 @@ public struct AlertEngine: Sendable {
     configuration.boards.map(\.name).filter { boards[$0]?.connected == true }
   }
 
-  /// Whether a call with `id` is active.
-  func isActive(_ id: String) -> Bool { calls.contains { $0.id == id } }
+  /// Whether a call with `id` is active (ringing, or waiting for a board).
+  public func isActive(_ id: String) -> Bool { calls.contains { $0.id == id } }
 }

@@ -50,15 +50,16 @@ struct BoardState: Equatable, Sendable {
   var restartedCall: String?
 }
 
-/// Ids and numbers the engine remembers for a while after the call itself is gone.
+/// Ids and numbers the engine remembers for a while after the call itself is gone. Looked at on every
+/// input, so each map finds what expired in O(log n) (``TimedMap``), never by a scan.
 struct CallMemory: Equatable, Sendable {
   /// Hangups and answers that came before their call: id -> monotonic ms the tombstone expires.
-  var tombstones: [String: UInt64] = [:]
+  var tombstones = TimedMap()
   /// Calls that ended, were suppressed or arrived too late: id -> monotonic ms they are forgotten. A
   /// notification delivered twice (push and socket, or a retry) must not ring again.
-  var finished: [String: UInt64] = [:]
+  var finished = TimedMap()
   /// The latest arrival (monotonic ms) of a call from each E.164 number, for repeated-caller breakthrough.
-  var arrivals: [String: UInt64] = [:]
+  var arrivals = TimedMap()
 
   /// The first ms at which a remembered arrival no longer counts: the window's boundary is included.
   static func arrivalExpiry(_ arrivalMs: UInt64, windowMs: UInt64?) -> UInt64 {
@@ -67,16 +68,19 @@ struct CallMemory: Equatable, Sendable {
 
   /// Forgets what has expired by `nowMs`.
   mutating func prune(at nowMs: UInt64, repeatedCallerWindowMs windowMs: UInt64?) {
-    tombstones = tombstones.filter { $0.value > nowMs }
-    finished = finished.filter { $0.value > nowMs }
-    arrivals =
-      windowMs == nil ? [:] : arrivals.filter { Self.arrivalExpiry($0.value, windowMs: windowMs) > nowMs }
+    tombstones.removeExpired { $0 <= nowMs }
+    finished.removeExpired { $0 <= nowMs }
+    if windowMs == nil {
+      arrivals.removeAll()
+    } else {
+      arrivals.removeExpired { Self.arrivalExpiry($0, windowMs: windowMs) <= nowMs }
+    }
   }
 
   /// The earliest ms at which something is forgotten.
   func nextExpiryMs(repeatedCallerWindowMs windowMs: UInt64?) -> UInt64? {
-    let arrivalExpiries = windowMs == nil ? [] : arrivals.values.map { Self.arrivalExpiry($0, windowMs: windowMs) }
-    return (Array(tombstones.values) + Array(finished.values) + arrivalExpiries).min()
+    let arrivalExpiry = windowMs == nil ? nil : arrivals.smallest.map { Self.arrivalExpiry($0, windowMs: windowMs) }
+    return [tombstones.smallest, finished.smallest, arrivalExpiry].compactMap { $0 }.min()
   }
 }
 

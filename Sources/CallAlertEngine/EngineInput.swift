@@ -95,4 +95,6 @@ public enum IgnoredReason: String, Equatable, Sendable {
   case duplicateCall = "duplicate-call"
   /// A hangup or answer for no known call (a tombstone is kept for a late call).
   case unknownCall = "unknown-call"
+  /// A call refused because ``AlertEngine/maximumActiveCalls`` calls are active already.
+  case tooManyCalls = "too-many-calls"
 }

@@ -30,7 +30,13 @@ public struct PhoneNumber: Hashable, Sendable, CustomStringConvertible {
   /// The country calling code (digits, without `+`) of an ISO 3166 alpha-2 region, e.g. "49" for "DE";
   /// nil for a region the table does not know. Lets the config loader reject a `defaultRegion` it cannot use.
   public static func callingCode(forRegion region: String) -> String? {
-    callingCodes[region.uppercased()]
+    callingCodes[canonicalRegion(region)]
+  }
+
+  /// `region` upper-cased, with `UK` read as `GB`: ISO 3166 says GB, people write UK, and both mean the same.
+  public static func canonicalRegion(_ region: String) -> String {
+    let code = region.uppercased()
+    return code == "UK" ? "GB" : code
   }
 
   /// Calling codes by region. Several regions share one code (North America's 1, Russia and Kazakhstan's 7).
@@ -77,7 +83,7 @@ public struct PhoneNumber: Hashable, Sendable, CustomStringConvertible {
     guard let (hasPlus, digits) = digitsOf(written), !digits.isEmpty else { return nil }
 
     let international: Substring
-    let region = defaultRegion.uppercased()
+    let region = canonicalRegion(defaultRegion)
     let code = callingCode(forRegion: region)
     if hasPlus {
       international = digits[...]

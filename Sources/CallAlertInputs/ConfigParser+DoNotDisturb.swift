@@ -36,7 +36,7 @@ extension ConfigParser {
         let hint = Suggestion.hint(for: name, in: TimeZone.knownTimeZoneIdentifiers)
         error(
           zoneNode, "do_not_disturb.time_zone",
-          "unknown time zone '\(name)'\(hint); use an IANA name such as Europe/Berlin")
+          "unknown time zone '\(DisplayText.excerpt(name))'\(hint); use an IANA name such as Europe/Berlin")
       }
     }
     var scheduleReadable = true
@@ -52,6 +52,13 @@ extension ConfigParser {
       let callers = stringList(callersNode, "do_not_disturb.allowed_callers", example: "[\"+4930123456\"]")
     {
       result.allowedCallers = callers.map(\.text)
+      callerEntries.append(
+        (
+          .allowedCallers,
+          callers.enumerated().map {
+            CallerEntry(text: $1.text, node: $1.node, field: "do_not_disturb.allowed_callers[\($0)]")
+          }
+        ))
     }
     if let repeatedNode = fields.value("repeated_callers") {
       if let text = repeatedNode.scalar?.string, ["off", "false", "no"].contains(text.lowercased()) {
@@ -112,7 +119,7 @@ extension ConfigParser {
       if let match = ConfigParser.days.first(where: { $0.0 == text.lowercased() }) { return match.1 }
       error(
         node, field,
-        "'\(text)' is not a day\(Suggestion.hint(for: text, in: names)); write mon, tue, wed, thu, fri, sat, sun, "
+        "'\(DisplayText.excerpt(text))' is not a day\(Suggestion.hint(for: text, in: names)); write mon, tue, wed, thu, fri, sat, sun, "
           + "or weekdays, weekends, daily")
       return nil
     }
@@ -145,7 +152,7 @@ extension ConfigParser {
     }
     error(
       node, field,
-      "'\(text)' is not a time of day; write HH:MM, e.g. \"22:00\" "
+      "'\(DisplayText.excerpt(text))' is not a time of day; write HH:MM, e.g. \"22:00\" "
         + "(00:00 to 23:59\(allowMidnightEnd ? ", or 24:00" : ""))"
     )
     return nil

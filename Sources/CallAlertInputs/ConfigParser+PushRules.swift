@@ -26,16 +26,12 @@ extension ConfigParser {
       } else {
         error(item, "\(path).kind", "a rule needs 'kind: call' or 'kind: hangup'")
       }
-      var id: JSONPath?
-      if let idNode = fields.value("id") {
-        id = jsonPath(idNode, "\(path).id")
-      } else {
-        error(item, "\(path).id", "a rule needs 'id:', the path of the call id in the payload, e.g. id: data.call.id")
-      }
       func optionalPath(_ key: String) -> JSONPath?? {
         guard let node = fields.value(key) else { return .some(nil) }
         return jsonPath(node, "\(path).\(key)").map { .some($0) }
       }
+      // Without 'id:' the rule reads calls and hangups without an id, matched by caller (docs/PUSH.md).
+      let id = optionalPath("id")
       let caller = optionalPath("caller")
       let name = optionalPath("name")
       let sentAt = optionalPath("sent_at")
@@ -95,7 +91,7 @@ extension ConfigParser {
   private mutating func jsonPath(_ node: Node, _ field: String) -> JSONPath? {
     guard let text = nonEmptyText(node, field) else { return nil }
     guard let path = JSONPath(text) else {
-      error(node, field, "'\(text)' is not a JSON path; write e.g. data.call.id or items[0].id")
+      error(node, field, "'\(DisplayText.excerpt(text))' is not a JSON path; write e.g. data.call.id or items[0].id")
       return nil
     }
     return path

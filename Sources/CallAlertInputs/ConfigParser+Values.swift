@@ -51,7 +51,7 @@ extension ConfigParser {
       let while_ = context.map { " (\($0.text) at line \($0.mark.line), column \($0.mark.column))" } ?? ""
       self.error(line: mark.line, column: mark.column, "", "YAML syntax error: \(problem)\(while_)")
     case .duplicatedKeysInMapping(let duplicates, let context):
-      let keys = duplicates.map { "'\($0)'" }.joined(separator: ", ")
+      let keys = duplicates.map { "'\(DisplayText.excerpt($0))'" }.joined(separator: ", ")
       self.error(
         line: context.mark.line, column: context.mark.column, duplicates.first ?? "",
         "duplicate key \(keys) in one mapping; each key may appear once")
@@ -85,7 +85,7 @@ extension ConfigParser {
     switch node {
     case .mapping: "a mapping"
     case .sequence: "a list"
-    case .scalar(let scalar): "'\(scalar.string)'"
+    case .scalar(let scalar): "'\(DisplayText.excerpt(scalar.string))'"
     case .alias: "an alias"
     }
   }
@@ -121,10 +121,10 @@ extension ConfigParser {
   mutating func checkKeys(_ entries: [YAMLEntry], allowed: [String], _ path: String) {
     for entry in entries where !allowed.contains(entry.key) {
       let hint =
-        Suggestion.closest(to: entry.key, in: allowed).map { "did you mean '\($0)'?" }
+        Suggestion.closest(to: entry.key, in: allowed).map { "did you mean '\(DisplayText.excerpt($0))'?" }
         ?? "expected one of \(allowed.joined(separator: ", "))"
       let place = path.isEmpty ? "at the top" : "in \(path)"
-      error(entry.keyNode, join(path, entry.key), "unknown key '\(entry.key)' \(place); \(hint)")
+      error(entry.keyNode, join(path, entry.key), "unknown key '\(DisplayText.excerpt(entry.key))' \(place); \(hint)")
     }
   }
 
@@ -154,7 +154,7 @@ extension ConfigParser {
     case "true", "yes", "on": return true
     case "false", "no", "off": return false
     default:
-      error(node, field, "'\(text)' is not true or false")
+      error(node, field, "'\(DisplayText.excerpt(text))' is not true or false")
       return nil
     }
   }
@@ -163,7 +163,9 @@ extension ConfigParser {
   mutating func integer(_ node: Node, _ field: String, in range: ClosedRange<Int>) -> Int? {
     guard let text = nonEmptyText(node, field) else { return nil }
     guard let value = Int(text), range.contains(value) else {
-      error(node, field, "'\(text)' is not a whole number from \(range.lowerBound) to \(range.upperBound)")
+      error(
+        node, field,
+        "'\(DisplayText.excerpt(text))' is not a whole number from \(range.lowerBound) to \(range.upperBound)")
       return nil
     }
     return value
@@ -173,7 +175,9 @@ extension ConfigParser {
   mutating func duration(_ node: Node, _ field: String) -> (ms: UInt64, text: String)? {
     guard let text = nonEmptyText(node, field) else { return nil }
     guard let ms = Durations.milliseconds(text) else {
-      error(node, field, "'\(text)' is not a duration; write e.g. 30s, 2500ms or 3m (a bare number is seconds)")
+      error(
+        node, field,
+        "'\(DisplayText.excerpt(text))' is not a duration; write e.g. 30s, 2500ms or 3m (a bare number is seconds)")
       return nil
     }
     return (ms, text)
@@ -186,7 +190,8 @@ extension ConfigParser {
     let names = options.map(\.0)
     error(
       node, field,
-      "'\(text)' is not one of \(names.joined(separator: ", "))\(Suggestion.hint(for: text, in: names))")
+      "'\(DisplayText.excerpt(text))' is not one of \(names.joined(separator: ", "))\(Suggestion.hint(for: text, in: names))"
+    )
     return nil
   }
 

@@ -24,6 +24,20 @@ struct ConfigParser {
   /// The errors so far, with their line and column for sorting.
   var found: [(line: Int, column: Int, error: InputError)] = []
 
+  /// Where caller numbers go once read into E.164.
+  enum CallerTarget {
+    case patternRule(Int)
+    case allowedCallers
+  }
+  /// A caller number as written, with its place.
+  struct CallerEntry {
+    var text: String
+    var node: Node
+    var field: String
+  }
+  /// The caller numbers of rules and allowed callers, for ``normaliseCallers(into:)``.
+  var callerEntries: [(CallerTarget, [CallerEntry])] = []
+
   /// The sections a file may have.
   static let sections = [
     "cap", "tombstone", "boards", "patterns", "do_not_disturb", "region", "missed_indicator", "socket", "history",
@@ -108,6 +122,7 @@ struct ConfigParser {
       }
     }
     if let node = section("push_rules"), let rules = pushRules(node) { config.pushRules = rules }
+    normaliseCallers(into: &engine)
     config.engine = engine
     return config
   }
@@ -143,7 +158,8 @@ struct ConfigParser {
       if let first = seen[name] {
         error(
           nameNode, "\(path).name",
-          "board name '\(name)' is already used by boards[\(first.index)] (line \(first.line)); names must be unique")
+          "board name '\(DisplayText.excerpt(name))' is already used by boards[\(first.index)] (line \(first.line)); names must be unique"
+        )
         valid = false
       } else {
         seen[name] = (index, nameNode.mark?.line ?? 1)
@@ -153,7 +169,9 @@ struct ConfigParser {
         if port == "auto" || port.hasPrefix("/") {
           board.port = port
         } else {
-          error(portNode, "\(path).port", "'\(port)' is not a device path; write a path such as /dev/ttyACM0, or auto")
+          error(
+            portNode, "\(path).port",
+            "'\(DisplayText.excerpt(port))' is not a device path; write a path such as /dev/ttyACM0, or auto")
           valid = false
         }
       }
@@ -195,7 +213,13 @@ struct ConfigParser {
       checkKeys(ruleFields, allowed: ["callers", "levels", "pattern", "boards"], path)
       var rule = PatternRule()
       if let callersNode = ruleFields.value("callers") {
-        rule.callers = stringList(callersNode, "\(path).callers", example: "[\"+4930123456\"]")?.map(\.text) ?? []
+        let callers = stringList(callersNode, "\(path).callers", example: "[\"+4930123456\"]") ?? []
+        rule.callers = callers.map(\.text)
+        callerEntries.append(
+          (
+            .patternRule(rules.count),
+            callers.enumerated().map { CallerEntry(text: $1.text, node: $1.node, field: "\(path).callers[\($0)]") }
+          ))
       }
       if let levelsNode = ruleFields.value("levels"),
         let levels = stringList(levelsNode, "\(path).levels", example: "[critical, time-sensitive]")
@@ -216,7 +240,7 @@ struct ConfigParser {
           if let boardNames, !boardNames.contains(name.text) {
             error(
               name.node, "\(path).boards[\(offset)]",
-              "unknown board '\(name.text)'\(Suggestion.hint(for: name.text, in: boardNames)); boards are "
+              "unknown board '\(DisplayText.excerpt(name.text))'\(Suggestion.hint(for: name.text, in: boardNames)); boards are "
                 + boardNames.joined(separator: ", "))
           }
           rule.boards.append(name.text)
@@ -233,15 +257,43 @@ struct ConfigParser {
   /// The interruption levels by name.
   static let levels = InterruptionLevel.allCases.map { ($0.rawValue, $0) }
 
+  /// A region whose calling code ``PhoneNumber`` knows, as ISO 3166 alpha-2 (`UK` is taken as `GB`): any other
+  /// would leave every national number unreadable, and every rule on one silently unmatched.
   private mutating func region(_ node: Node) -> String? {
     guard let text = nonEmptyText(node, "region") else { return nil }
-    let code = text.uppercased()
-    let letters = code.unicodeScalars.allSatisfy { ("A"..."Z").contains($0) }
-    guard code.unicodeScalars.count == 2, letters, Locale.Region.isoRegions.contains(Locale.Region(code)) else {
-      error(node, "region", "'\(text)' is not a two-letter ISO 3166 country code such as DE or US")
+    let code = PhoneNumber.canonicalRegion(text)
+    guard PhoneNumber.callingCode(forRegion: code) != nil else {
+      error(
+        node, "region",
+        "'\(DisplayText.excerpt(text))' is not a region whose calling code CallAlert knows; use a two-letter "
+          + "ISO 3166 code such as DE, GB (or UK) or US (the list is in docs/CONFIG.md)")
       return nil
     }
     return code
+  }
+
+  /// Reads the caller numbers of rules and allowed callers into E.164 with the file's region, once every
+  /// section is read (the region may come after them); one that cannot be read is an error at its place.
+  mutating func normaliseCallers(into engine: inout EngineConfiguration) {
+    for (target, entries) in callerEntries {
+      var numbers: [String] = []
+      for entry in entries {
+        guard let e164 = PhoneNumber.e164(entry.text, defaultRegion: engine.defaultRegion) else {
+          error(
+            entry.node, entry.field,
+            "'\(DisplayText.excerpt(entry.text))' is not a phone number CallAlert can read (region "
+              + "\(engine.defaultRegion)); write it with its country code, e.g. +49 30 1234567")
+          continue
+        }
+        numbers.append(e164)
+      }
+      switch target {
+      case .allowedCallers: engine.doNotDisturb.allowedCallers = numbers
+      case .patternRule(let index) where engine.patternRules.indices.contains(index):
+        engine.patternRules[index].callers = numbers
+      case .patternRule: continue
+      }
+    }
   }
 
   private mutating func missedIndicator(_ node: Node) -> IndicatorSetting? {
@@ -267,7 +319,7 @@ struct ConfigParser {
       else {
         error(
           blinkNode, "missed_indicator.blink",
-          "'\(text)' is not on/off times; write e.g. 150ms/1850ms (each 1ms to 65s)")
+          "'\(DisplayText.excerpt(text))' is not on/off times; write e.g. 150ms/1850ms (each 1ms to 65s)")
         return nil
       }
       setting.onMs = UInt16(on)
@@ -284,7 +336,9 @@ struct ConfigParser {
     var digits = Substring(text)
     if digits.hasPrefix("0o") { digits = digits.dropFirst(2) }
     guard !digits.isEmpty, digits.count <= 4, let mode = UInt16(digits, radix: 8), mode <= 0o777 else {
-      error(modeNode, "socket.mode", "'\(text)' is not octal permission bits; write e.g. \"0600\" (quoted)")
+      error(
+        modeNode, "socket.mode",
+        "'\(DisplayText.excerpt(text))' is not octal permission bits; write e.g. \"0600\" (quoted)")
       return
     }
     guard mode & 0o600 == 0o600 else {

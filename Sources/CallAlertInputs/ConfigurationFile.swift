@@ -3,6 +3,15 @@ import Foundation
 /// The daemon's config file (YAML; see docs/CONFIG.md): every section optional, every error reported with
 /// `file:line:column` and its field path, all of them at once.
 public enum ConfigurationFile {
+  /// The largest config file, in bytes (1 MiB); a bigger one is refused before it is parsed. A real config
+  /// is a few kilobytes.
+  public static let maximumBytes = 1 << 20
+
+  private static func tooLarge(_ file: String) -> InputError {
+    InputError(
+      location: file, message: "the config file is larger than \(maximumBytes >> 20) MiB, the most CallAlert reads")
+  }
+
   /// Reads and parses the file at `path`.
   ///
   /// Relative paths inside the file (`patterns.file`, `socket.path`, `history.path`) are relative to the
@@ -12,11 +21,15 @@ public enum ConfigurationFile {
   ) throws(InputErrors) -> DaemonConfiguration {
     let data: Data
     do {
-      data = try Data(contentsOf: URL(fileURLWithPath: path))
+      // Read at most one byte past the limit: a huge file is refused without reading it all.
+      let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+      defer { try? handle.close() }
+      data = try handle.read(upToCount: maximumBytes + 1) ?? Data()
     } catch {
       let reason = FileManager.default.fileExists(atPath: path) ? "cannot be read" : "does not exist"
       throw InputErrors([InputError(location: path, message: "the config file \(reason)")])
     }
+    guard data.count <= maximumBytes else { throw InputErrors([tooLarge(path)]) }
     guard let text = String(data: data, encoding: .utf8) else {
       throw InputErrors([InputError(location: path, message: "the config file is not UTF-8 text")])
     }
@@ -30,6 +43,7 @@ public enum ConfigurationFile {
     text: String, file: String, environment: [String: String] = ProcessInfo.processInfo.environment,
     userID: UInt32 = getuid()
   ) throws(InputErrors) -> DaemonConfiguration {
+    guard text.utf8.count <= maximumBytes else { throw InputErrors([tooLarge(file)]) }
     var parser = ConfigParser(file: file, environment: environment, userID: userID)
     let configuration = parser.parse(text: text)
     let errors = parser.errors

@@ -12,9 +12,11 @@ import Foundation
 public enum ControlRequest: Equatable, Sendable {
   /// Something for the engine: `call`, `hangup`, `answered`, `ack`, `dnd`, `silent`.
   case input(EngineInput)
-  /// A push payload, exactly as it appeared in the line, for ``PushPayload/parse(json:rules:receivedAt:source:)``
-  /// with the config's rules.
-  case push(payload: [UInt8])
+  /// A push payload's bytes, for ``PushPayload/parse(json:rules:receivedAt:origin:)`` with the config's rules:
+  /// exactly as they appeared in the line (an object; `origin` is its place in the line), or the text of a
+  /// string `payload` (the file `callalert notify push` read, unchanged; `origin` is the `file` field, or
+  /// `push`, from line 1, column 1).
+  case push(payload: [UInt8], origin: PushPayload.Origin)
   /// Ask for the daemon's status.
   case status
   /// Ask for recent calls, newest first.
@@ -35,7 +37,7 @@ public enum ControlRequest: Equatable, Sendable {
     "ack": ["board"],
     "dnd": ["mode"],
     "silent": ["on"],
-    "push": ["payload"],
+    "push": ["payload", "file"],
     "status": [],
     "history": ["missed", "limit"],
     "reload": [],
@@ -51,7 +53,14 @@ public enum ControlRequest: Equatable, Sendable {
   ///   the field's name. Unknown fields are errors, so a typo never drops data silently. Blank lines are errors
   ///   too (callers skip them).
   public static func parse(line: String, source: String, lineNumber: Int) throws(InputError) -> ControlRequest {
-    let reader = ControlLineReader(bytes: Array(line.utf8), source: source, lineNumber: lineNumber)
+    try parse(bytes: Array(line.utf8), source: source, lineNumber: lineNumber)
+  }
+
+  /// Parses one line as the bytes that arrived, without its terminator: invalid UTF-8 is refused with its
+  /// place, never replaced (two ids that differ only in a broken byte must not become one). See
+  /// ``parse(line:source:lineNumber:)``.
+  public static func parse(bytes: [UInt8], source: String, lineNumber: Int) throws(InputError) -> ControlRequest {
+    let reader = ControlLineReader(bytes: bytes, source: source, lineNumber: lineNumber)
     return try reader.request()
   }
 }
@@ -64,8 +73,7 @@ struct ControlLineReader {
 
   /// `source:line:column` of a byte offset; columns count Unicode scalars from 1.
   func location(_ offset: Int) -> String {
-    let column = String(decoding: bytes[..<min(max(offset, 0), bytes.count)], as: UTF8.self).unicodeScalars.count + 1
-    return "\(source):\(lineNumber):\(column)"
+    "\(source):\(lineNumber):\(TextPosition.of(offset, in: bytes).column)"
   }
 
   func error(_ offset: Int, _ field: String, _ message: String) -> InputError {
@@ -122,7 +130,11 @@ struct ControlLineReader {
     case "answered":
       return .input(.answered(callID: try callID(root, required: false, type: type)))
     case "ack":
-      return .input(.acknowledge(board: try optionalText(root, "board")))
+      let board = try optionalText(root, "board")
+      if let board, let problem = CallID.problem(board), let value = root["board"] {
+        throw error(value.start, "board", problem)
+      }
+      return .input(.acknowledge(board: board))
     case "dnd":
       let value = try required(root, "mode", type: type)
       let modes = ["on", "off", "scheduled"]
@@ -135,10 +147,19 @@ struct ControlLineReader {
       return .input(.setSilent(try bool(try required(root, "on", type: type), "on")))
     case "push":
       let value = try required(root, "payload", type: type)
-      guard value.members != nil else {
-        throw error(value.start, "payload", "must be the push payload as a JSON object, not \(value.kindDescription)")
+      let file = try optionalText(root, "file")
+      if let text = value.string {
+        return .push(payload: Array(text.utf8), origin: PushPayload.Origin(source: file ?? "push"))
       }
-      return .push(payload: Array(bytes[value.start..<value.end]))
+      guard value.members != nil else {
+        throw error(
+          value.start, "payload",
+          "must be the push payload as a JSON object, or its text as a string, not \(value.kindDescription)")
+      }
+      let column = TextPosition.of(value.start, in: bytes).column
+      return .push(
+        payload: Array(bytes[value.start..<value.end]),
+        origin: PushPayload.Origin(source: source, line: lineNumber, column: column))
     case "history":
       let missed = try root["missed"].map { (value) throws(InputError) in try bool(value, "missed") } ?? false
       var limit = ControlRequest.defaultHistoryLimit
@@ -171,8 +192,12 @@ struct ControlLineReader {
     }
     if value.isNull && !required { return nil }
     switch value.kind {
-    case .string(let text) where !text.isEmpty: return text
-    case .number(let text) where text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }):
+    case .string(let text) where !text.isEmpty:
+      if let problem = CallID.problem(text) { throw error(value.start, "id", problem) }
+      return text
+    case .number(let text)
+    where text.utf8.count <= CallID.maximumBytes
+      && text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }):
       return text
     default:
       throw error(value.start, "id", "\(value.quoted) is not a call id; use a non-empty string such as \"c1\"")

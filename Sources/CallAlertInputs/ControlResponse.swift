@@ -23,6 +23,17 @@ public enum ControlResponse {
     }
   }
 
+  /// `{"ok":true,"outcome":"ringing","id":"c1","boards":["desk"],"message":"ringing c1 on desk"}`: what a
+  /// call, hangup, answered, ack or push request did (`id`, `boards` and `reason` only when they apply).
+  public static func ok(_ outcome: RequestOutcome) -> String {
+    var members = [("ok", "true"), ("outcome", JSONText.quoted(outcome.result.rawValue))]
+    if let id = outcome.callID { members.append(("id", JSONText.quoted(id))) }
+    if !outcome.boards.isEmpty { members.append(("boards", JSONText.array(outcome.boards))) }
+    if let reason = outcome.reason { members.append(("reason", JSONText.quoted(reason))) }
+    members.append(("message", JSONText.quoted(outcome.text)))
+    return JSONText.object(members)
+  }
+
   /// `{"ok":false,"error":"<location: field: message>","location":...,"field":...,"message":...}`.
   public static func failure(_ error: InputError) -> String {
     var members = [("ok", "false"), ("error", JSONText.quoted(error.description))]

@@ -49,7 +49,8 @@ public enum EventLine {
     return JSONText.object(members)
   }
 
-  /// One readable line, the time in `timeZone`:
+  /// One readable line, the time in `timeZone`; ids, names, numbers and pattern names are shown safely
+  /// (control characters and terminal escapes escaped, long values cut; see ``DisplayText``):
   ///
   /// ```text
   /// 22:00:01 ringing c1 Alice (+4930123) on desk, bed: pattern office, 30 s
@@ -60,22 +61,22 @@ public enum EventLine {
     switch event {
     case .ringing(let call, let boards, let pattern, let capMs, let silent):
       // No board connected yet: the call waits for one and rings on it within its cap.
-      let boardList = boards.isEmpty ? "(waiting for a board)" : "on " + boards.joined(separator: ", ")
-      var line = "\(time) ringing \(call.id) \(caller(call)) \(boardList): "
+      let boardList = boards.isEmpty ? "(waiting for a board)" : "on " + boards.map(shown).joined(separator: ", ")
+      var line = "\(time) ringing \(shown(call.id)) \(caller(call)) \(boardList): "
       line += "\(patternText(pattern)), \(seconds(capMs))"
       if call.level != .active { line += ", \(call.level.rawValue)" }
       if silent { line += ", silent (motor only)" }
       return line
     case .suppressed(let call, let reason):
-      return "\(time) suppressed \(call.id) \(caller(call)): \(reason.rawValue)"
+      return "\(time) suppressed \(shown(call.id)) \(caller(call)): \(reason.rawValue)"
     case .stopped(let callID, let reason):
-      return "\(time) stopped \(callID): \(reason.rawValue)"
+      return "\(time) stopped \(shown(callID)): \(reason.rawValue)"
     case .missed(let call, let reason):
-      return "\(time) missed \(call.id) \(caller(call)): \(reason.rawValue)"
+      return "\(time) missed \(shown(call.id)) \(caller(call)): \(reason.rawValue)"
     case .missedAcknowledged(let count):
       return "\(time) missed calls acknowledged: \(count)"
     case .ignored(let callID, let reason):
-      return "\(time) ignored \(callID): \(reason.rawValue)"
+      return "\(time) ignored \(shown(callID)): \(reason.rawValue)"
     }
   }
 
@@ -98,14 +99,18 @@ public enum EventLine {
   private static func patternText(_ pattern: PatternReference) -> String {
     switch pattern {
     case .slot(let slot): "pattern slot \(slot)"
-    case .named(let name): "pattern \(name)"
+    case .named(let name): "pattern \(shown(name))"
     case .inline: "inline pattern"
     }
   }
 
-  /// "Alice (+4930123)", "Alice", "+4930123", or "withheld".
+  /// An id, name or number from outside as it may be printed: control characters and terminal escapes
+  /// escaped, at most ``DisplayText/excerptLimit`` characters.
+  private static func shown(_ text: String) -> String { DisplayText.excerpt(text) }
+
+  /// "Alice (+4930123)", "Alice", "+4930123", or "withheld"; shown safely.
   private static func caller(_ call: IncomingCall) -> String {
-    switch (call.callerName, call.callerNumber) {
+    switch (call.callerName.map(shown), call.callerNumber.map(shown)) {
     case (let name?, let number?): "\(name) (\(number))"
     case (let name?, nil): name
     case (nil, let number?): number

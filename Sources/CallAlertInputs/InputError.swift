@@ -15,8 +15,9 @@ public struct InputError: Error, Equatable, Sendable, CustomStringConvertible {
     self.message = message
   }
 
-  /// `location: field: message`, the form editors turn into links.
+  /// `location: field: message`, the form editors turn into links; shown safely (a field named by a client
+  /// may hold a terminal escape, see ``DisplayText/safe(_:)``), as it is printed and logged.
   public var description: String {
-    field.isEmpty ? "\(location): \(message)" : "\(location): \(field): \(message)"
+    DisplayText.safe(field.isEmpty ? "\(location): \(message)" : "\(location): \(field): \(message)")
   }
 }

@@ -90,13 +90,17 @@ struct JSONValue {
   }
 
   /// The value as written in messages: strings quoted, numbers and literals as is, containers by kind.
+  /// Long values are cut to an excerpt (``DisplayText/excerptLimit`` characters), so a huge value is not
+  /// echoed whole.
   var quoted: String {
     switch kind {
-    case .string(let text): JSONText.quoted(text)
-    case .number(let text): text
-    case .bool(let value): value ? "true" : "false"
-    case .null: "null"
-    case .array, .object: kindDescription
+    case .string(let text):
+      guard let prefix = DisplayText.prefix(of: text) else { return JSONText.quoted(text) }
+      return JSONText.quoted(prefix) + "… (\(text.utf8.count) bytes)"
+    case .number(let text): return DisplayText.excerpt(text)
+    case .bool(let value): return value ? "true" : "false"
+    case .null: return "null"
+    case .array, .object: return kindDescription
     }
   }
 }

@@ -15,40 +15,47 @@ extension PushReader {
       guard act.scalarText == "4" else {
         return .ignored(reason: "act \(act.quoted) is not 4 (an alert that needs continuous vibration)")
       }
+      // Rings like a call: the cap, a hangup and an acknowledgement all end it.
       var call = try presetCall()
       call.level = max(call.level, .timeSensitive)
       call.patternHint = PushPayload.continuousVibrationHint
-      return .call(call)
+      return call.id.isEmpty ? .callWithoutID(call) : .call(call)
     }
     let keys = root.members?.map(\.key) ?? []
+    let shown = keys.prefix(10).map { DisplayText.excerpt($0, limit: 30) } + (keys.count > 10 ? ["…"] : [])
     return .ignored(
       reason: "no push rule and no preset (pushType, info.type, act) matches; top-level keys: "
-        + (keys.isEmpty ? "none" : keys.joined(separator: ", ")))
+        + (keys.isEmpty ? "none" : shown.joined(separator: ", ")))
   }
 
   /// `1` (or "1") is an incoming call, `2` a hangup; anything else is not about calls.
   private func callOrHangup(_ type: JSONValue, field: String) throws(InputError) -> PushNotification {
     switch type.scalarText {
-    case "1": return .call(try presetCall())
-    case "2": return .hangup(callID: try presetCallID())
+    case "1":
+      let call = try presetCall()
+      return call.id.isEmpty ? .callWithoutID(call) : .call(call)
+    case "2":
+      if let id = try presetCallID() { return .hangup(callID: id) }
+      return .hangupWithoutID(callerNumber: try firstText(at: PushPayload.callerPaths))
     default: return .ignored(reason: "\(field) \(type.quoted) is neither 1 (incoming call) nor 2 (hangup)")
     }
   }
 
-  private func presetCallID() throws(InputError) -> String {
-    guard let id = try firstText(at: PushPayload.callIDPaths) else {
-      throw error(
-        nil, "", "no call id (looked at \(PushPayload.callIDPaths.map(\.description).joined(separator: ", ")))")
+  /// The first call id at ``PushPayload/callIDPaths``; nil when the payload names none.
+  private func presetCallID() throws(InputError) -> String? {
+    for path in PushPayload.callIDPaths {
+      if let id = try callID(at: path) { return id }
     }
-    return id
+    return nil
   }
 
-  /// The call of a preset: id, caller, name, sent-at and level from their usual places.
+  /// The call of a preset: id (empty when the payload names none), caller, name, sent-at and level from their
+  /// usual places.
   private func presetCall() throws(InputError) -> IncomingCall {
     var name = try firstText(at: PushPayload.namePaths)
     if name == nil, let alert = root.value(at: "aps.alert"), let text = alert.string, !text.isEmpty { name = text }
     return IncomingCall(
-      id: try presetCallID(), callerNumber: try firstText(at: PushPayload.callerPaths), callerName: name,
+      id: try presetCallID() ?? "", callerNumber: try firstText(at: PushPayload.callerPaths), callerName: name,
       sentAt: try firstDate(at: PushPayload.sentAtPaths), level: try level(at: PushPayload.levelPath) ?? .active)
   }
 }

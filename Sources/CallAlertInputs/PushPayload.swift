@@ -20,6 +20,30 @@ public enum PushPayload {
   /// The pattern hint of the `act: 4` preset (an alert that needs continuous vibration).
   public static let continuousVibrationHint = "continuous-vibration"
 
+  /// Where a payload came from, for the locations of its errors: `call.json:3:7`, or `socket:4:40` for a
+  /// payload inside line 4 of the control socket, starting at column 29 of that line.
+  public struct Origin: Equatable, Sendable {
+    /// Names the input: a file, `socket`, `<stdin>`, `push`.
+    public var source: String
+    /// The line of `source` the payload's first byte is on, from 1.
+    public var line: Int
+    /// The column of the payload's first byte on that line, from 1 (Unicode scalars).
+    public var column: Int
+
+    /// Creates an origin.
+    public init(source: String, line: Int = 1, column: Int = 1) {
+      self.source = source
+      self.line = line
+      self.column = column
+    }
+
+    /// `source:line:column` of the byte at `offset` in `bytes` (the payload).
+    func location(of offset: Int, in bytes: [UInt8]) -> String {
+      let (line, column) = TextPosition.of(offset, in: bytes)
+      return "\(source):\(self.line + line - 1):\(line == 1 ? self.column + column - 1 : column)"
+    }
+  }
+
   /// Reads a payload.
   ///
   /// - Parameters:
@@ -27,29 +51,59 @@ public enum PushPayload {
   ///   - rules: The config's rules, tried before the presets.
   ///   - receivedAt: When the payload arrived. A sent-at time later than this (the sender's clock is ahead)
   ///     is lowered to it, so a wrong clock can never stretch the 30 s cap.
-  ///   - source: Names the input in errors: `push:byte 17`.
-  /// - Returns: A call, a hangup, or `ignored` with the reason for payloads that are not about calls.
-  /// - Throws: ``InputError`` for JSON syntax errors (located at their byte offset) and for call payloads with
-  ///   no id or with a value of the wrong kind (located at the value, with its field path).
+  ///   - source: Names the input in errors: `push:1:17`.
+  /// - Returns: A call, a hangup (either without an id when the payload names none), or `ignored` with the
+  ///   reason for payloads that are not about calls.
+  /// - Throws: ``InputError`` for JSON syntax errors and for values of the wrong kind, located at
+  ///   `source:line:column` of the offending byte, with the field path.
   public static func parse(
     json bytes: [UInt8], rules: [PushRule] = [], receivedAt: Date, source: String = "push"
+  ) throws(InputError) -> PushNotification {
+    try parse(json: bytes, rules: rules, receivedAt: receivedAt, origin: Origin(source: source))
+  }
+
+  /// Reads a payload that starts at `origin` (see ``parse(json:rules:receivedAt:source:)``).
+  public static func parse(
+    json bytes: [UInt8], rules: [PushRule] = [], receivedAt: Date, origin: Origin
   ) throws(InputError) -> PushNotification {
     let root: JSONValue
     do {
       root = try JSONParser.parse(bytes)
     } catch {
-      throw InputError(location: "\(source):byte \(error.offset)", message: "JSON syntax error: \(error.message)")
+      throw InputError(
+        location: origin.location(of: error.offset, in: bytes), message: "JSON syntax error: \(error.message)")
     }
-    let reader = PushReader(root: root, source: source, receivedAt: receivedAt)
+    let reader = PushReader(root: root, bytes: bytes, origin: origin, receivedAt: receivedAt)
     guard root.members != nil else {
       throw InputError(
-        location: "\(source):byte \(root.start)",
+        location: origin.location(of: root.start, in: bytes),
         message: "a push payload must be a JSON object, not \(root.kindDescription)")
     }
     for (index, rule) in rules.enumerated() where reader.matches(rule) {
       return try reader.apply(rule, index: index)
     }
     return try reader.presets()
+  }
+
+  /// A payload file's bytes as the text to send in a `push` request's `payload` string, unchanged; invalid
+  /// UTF-8 (which a JSON string cannot carry) is an error at its `source:line:column`.
+  public static func text(of bytes: [UInt8], source: String) throws(InputError) -> String {
+    if let text = String(validating: bytes, as: UTF8.self) { return text }
+    // The first byte where decoding fails: the longest valid prefix ends there.
+    var decoder = UTF8()
+    var iterator = bytes.makeIterator()
+    var offset = 0
+    decoding: while true {
+      switch decoder.decode(&iterator) {
+      case .scalarValue(let scalar): offset += UTF8.width(scalar)
+      case .emptyInput, .error: break decoding
+      }
+    }
+    let (line, column) = TextPosition.of(offset, in: bytes)
+    throw InputError(
+      location: "\(source):\(line):\(column)",
+      message: "byte 0x\(String(bytes[min(offset, bytes.count - 1)], radix: 16, uppercase: true)) is not UTF-8; "
+        + "a push payload is UTF-8 JSON")
   }
 
   /// Reads a payload from `Data`.
@@ -63,11 +117,12 @@ public enum PushPayload {
 /// Looks values up in one payload and turns them into a call or a hangup.
 struct PushReader {
   let root: JSONValue
-  let source: String
+  let bytes: [UInt8]
+  let origin: PushPayload.Origin
   let receivedAt: Date
 
   func error(_ value: JSONValue?, _ field: String, _ message: String) -> InputError {
-    InputError(location: "\(source):byte \(value?.start ?? root.start)", field: field, message: message)
+    InputError(location: origin.location(of: value?.start ?? root.start, in: bytes), field: field, message: message)
   }
 
   /// Whether every condition of `rule` holds.
@@ -87,21 +142,31 @@ struct PushReader {
     }
   }
 
-  /// Applies a rule that matched.
+  /// Applies a rule that matched. A payload without a value at the rule's `id` is a call or hangup without
+  /// an id, as with the presets.
   func apply(_ rule: PushRule, index: Int) throws(InputError) -> PushNotification {
-    let id = try text(at: rule.id)
-    guard let id else {
-      throw error(
-        nil, rule.id.description, "no call id at \(rule.id) (push_rules[\(index)] matched this payload)")
+    let id = try rule.id.map { (path) throws(InputError) in try callID(at: path) } ?? nil
+    guard rule.kind == .call else {
+      if let id { return .hangup(callID: id) }
+      return .hangupWithoutID(
+        callerNumber: try rule.caller.map { (path) throws(InputError) in try text(at: path) } ?? nil)
     }
-    guard rule.kind == .call else { return .hangup(callID: id) }
-    var call = IncomingCall(id: id)
+    var call = IncomingCall(id: id ?? "")
     if let path = rule.caller { call.callerNumber = try text(at: path) }
     if let path = rule.name { call.callerName = try text(at: path) }
     if let path = rule.sentAt { call.sentAt = try date(at: path) }
     if let path = rule.level { call.level = try level(at: path) ?? .active }
     if let path = rule.pattern { call.patternHint = try text(at: path) }
-    return .call(call)
+    return id == nil ? .callWithoutID(call) : .call(call)
+  }
+
+  /// A call id at `path`: text (see ``text(at:)``) that ``CallID`` accepts; nil when absent.
+  func callID(at path: JSONPath) throws(InputError) -> String? {
+    guard let id = try text(at: path) else { return nil }
+    if let problem = CallID.problem(id) {
+      throw error(root.value(at: path), path.description, problem)
+    }
+    return id
   }
 
   /// The text at `path`: a string, or a number as written; nil when absent, null or empty.

@@ -38,9 +38,10 @@ public struct PushRule: Equatable, Sendable {
   public var match: [Match]
   /// Call or hangup.
   public var kind: Kind
-  /// Where the call id is (required in the payload).
-  public var id: JSONPath
-  /// Where the caller's number is.
+  /// Where the call id is; nil, or no value there in a payload, makes a call or hangup without an id (see
+  /// ``AnonymousCallTracker``).
+  public var id: JSONPath?
+  /// Where the caller's number is (in a hangup without an id, it says which call ends).
   public var caller: JSONPath?
   /// Where the caller's name is.
   public var name: JSONPath?
@@ -53,7 +54,7 @@ public struct PushRule: Equatable, Sendable {
 
   /// Creates a rule.
   public init(
-    match: [Match], kind: Kind, id: JSONPath, caller: JSONPath? = nil, name: JSONPath? = nil,
+    match: [Match], kind: Kind, id: JSONPath? = nil, caller: JSONPath? = nil, name: JSONPath? = nil,
     sentAt: JSONPath? = nil, level: JSONPath? = nil, pattern: JSONPath? = nil
   ) {
     self.match = match

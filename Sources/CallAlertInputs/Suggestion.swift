@@ -3,6 +3,8 @@ enum Suggestion {
   /// The closest of `candidates` to `word`, or nil when none is close: the same word up to case, `_` and
   /// `-` (`quietHours` for `quiet_hours`), or at most two edits away (three for long words).
   static func closest(to word: String, in candidates: [String]) -> String? {
+    // A long word is no typo of a short one, and the distance costs the product of the lengths.
+    guard word.utf8.count <= maximumWordBytes else { return nil }
     let wanted = normalized(word)
     if let same = candidates.first(where: { normalized($0) == wanted }) { return same }
     let scored = candidates.map { (candidate: $0, distance: distance(wanted, normalized($0))) }
@@ -10,6 +12,9 @@ enum Suggestion {
     let limit = wanted.count >= 8 ? 3 : 2
     return best.distance <= limit && best.distance < wanted.count ? best.candidate : nil
   }
+
+  /// Words longer than this (in UTF-8 bytes) get no suggestion.
+  static let maximumWordBytes = 128
 
   /// `; did you mean 'x'?` or nothing.
   static func hint(for word: String, in candidates: [String]) -> String {

@@ -161,8 +161,14 @@ import Testing
       "do_not_disturb:\n  allowed_callers: \"+4930123\"\n", "2:20", "do_not_disturb.allowed_callers",
       "do_not_disturb.allowed_callers must be a list such as [\"+4930123456\"], not '+4930123'"),
     // Region, indicator, socket, history, events.
-    Case("region: Germany\n", "1:9", "region", "'Germany' is not a two-letter ISO 3166 country code such as DE or US"),
-    Case("region: XX\n", "1:9", "region", "'XX' is not a two-letter ISO 3166 country code such as DE or US"),
+    Case(
+      "region: Germany\n", "1:9", "region",
+      "'Germany' is not a region whose calling code CallAlert knows; use a two-letter ISO 3166 code such as DE, GB "
+        + "(or UK) or US (the list is in docs/CONFIG.md)"),
+    Case(
+      "region: XX\n", "1:9", "region",
+      "'XX' is not a region whose calling code CallAlert knows; use a two-letter ISO 3166 code such as "
+        + "DE, GB (or UK) or US (the list is in docs/CONFIG.md)"),
     Case(
       "missed_indicator: {blink: 150ms}\n", "1:27", "missed_indicator.blink",
       "'150ms' is not on/off times; write e.g. 150ms/1850ms (each 1ms to 65s)"),
@@ -191,9 +197,6 @@ import Testing
     Case(
       "push_rules:\n  - {match: {event: ring}, id: data.id}\n", "2:5", "push_rules[0].kind",
       "a rule needs 'kind: call' or 'kind: hangup'"),
-    Case(
-      "push_rules:\n  - {match: {event: ring}, kind: call}\n", "2:5", "push_rules[0].id",
-      "a rule needs 'id:', the path of the call id in the payload, e.g. id: data.call.id"),
     Case(
       "push_rules:\n  - {match: {event: ring}, kind: ring, id: data.id}\n", "2:34", "push_rules[0].kind",
       "'ring' is not one of call, hangup"),

@@ -147,9 +147,10 @@ import Testing
     #expect(config.engine.patternRules == [PatternRule(callers: ["+4930111", "+4930222"], pattern: .named("family"))])
   }
 
-  @Test func callerNumbersKeepTheirText() throws {
-    // Unquoted, +4930123 and 0049 are YAML integers; a number must keep its plus sign and leading zeros.
+  @Test func callerNumbersKeepTheirDigits() throws {
+    // Unquoted, +4930123 and 0049 are YAML integers; a number must keep its plus sign and leading zeros. Each is
+    // read into E.164 (a national number in the default region, US).
     let config = try parseConfig("do_not_disturb: {allowed_callers: [+4930123, 004930123, 030 1234]}")
-    #expect(config.engine.doNotDisturb.allowedCallers == ["+4930123", "004930123", "030 1234"])
+    #expect(config.engine.doNotDisturb.allowedCallers == ["+4930123", "+4930123", "+10301234"])
   }
 }

@@ -55,7 +55,10 @@ import Testing
     (#"{"type":"dnd","mode":"scheduled"}"#, .input(.setDoNotDisturb(.scheduled))),
     (#"{"type":"silent","on":true}"#, .input(.setSilent(true))),
     (#"{"type":"silent","on":false}"#, .input(.setSilent(false))),
-    (#"{"type":"push","payload":{"pushType":1, "id":"p"}}"#, .push(payload: Array(#"{"pushType":1, "id":"p"}"#.utf8))),
+    (
+      #"{"type":"push","payload":{"pushType":1, "id":"p"}}"#,
+      .push(payload: Array(#"{"pushType":1, "id":"p"}"#.utf8), origin: .init(source: "<stdin>", line: 1, column: 26))
+    ),
     (#"{"type":"status"}"#, .status),
     (#"{"type":"history"}"#, .history(missedOnly: false, limit: 20)),
     (#"{"type":"history","missed":true,"limit":5}"#, .history(missedOnly: true, limit: 5)),
@@ -70,7 +73,7 @@ import Testing
   /// A push request carries the payload's own bytes, which the push reader then reads with the rules.
   @Test func aPushPayloadIsPassedOnAsWritten() throws {
     let line = #"{"type":"push","payload":{"info":{"type":2,"id":"x9"}}}"#
-    guard case .push(let payload) = try Self.parse(line) else {
+    guard case .push(let payload, _) = try Self.parse(line) else {
       Issue.record("not a push")
       return
     }
@@ -141,7 +144,10 @@ import Testing
     (#"{"type":"history","limit":5000}"#, "27", "limit", "5000 is not a whole number from 1 to 1000"),
     (#"{"type":"history","limit":2.5}"#, "27", "limit", "2.5 is not a whole number from 1 to 1000"),
     (#"{"type":"history","missed":"yes"}"#, "28", "missed", "\"yes\" is not true or false"),
-    (#"{"type":"push","payload":"{}"}"#, "26", "payload", "must be the push payload as a JSON object, not a string"),
+    (
+      #"{"type":"push","payload":[1]}"#, "26", "payload",
+      "must be the push payload as a JSON object, or its text as a string, not an array"
+    ),
     (#"{"type":"push"}"#, "1", "payload", "missing; push needs \"payload\""),
     (#"{"type":"ack",}"#, "15", "", "JSON syntax error: unexpected '}'; expected a member name in double quotes"),
     (

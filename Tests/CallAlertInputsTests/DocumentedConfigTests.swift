@@ -19,7 +19,7 @@ import Testing
         AlertBoard(name: "bed", port: nil, serialNumber: "CA-0042", vibrateOnly: true),
       ],
       patternRules: [
-        PatternRule(callers: ["+49 30 1234567"], pattern: .named("family")),
+        PatternRule(callers: ["+49301234567"], pattern: .named("family")),
         PatternRule(levels: [.critical], pattern: .slot(3), boards: ["desk", "bed"]),
         PatternRule(levels: [.passive, .active], boards: ["desk"]),
       ],
@@ -30,7 +30,7 @@ import Testing
           QuietHoursWindow(weekdays: [2, 3, 4, 5, 6], startMinute: 22 * 60, endMinute: 7 * 60),
           QuietHoursWindow(weekdays: [7, 1], startMinute: 23 * 60 + 30, endMinute: 9 * 60),
         ],
-        timeZone: berlin, allowedCallers: ["+49 30 1234567"], repeatedCallerWindowMs: 180_000,
+        timeZone: berlin, allowedCallers: ["+49301234567"], repeatedCallerWindowMs: 180_000,
         allowTimeSensitive: true, silent: false),
       defaultRegion: "DE",
       missedIndicator: IndicatorSetting(led: 0, mode: .blink, onMs: 150, offMs: 1_850))

@@ -29,7 +29,8 @@ import Testing
         .input(.acknowledge(board: "bed")),
         .push(
           payload: Array(
-            #"{"pushType":1,"callId":"c3","caller":"+4930123","aps":{"interruption-level":"time-sensitive"}}"#.utf8)),
+            #"{"pushType":1,"callId":"c3","caller":"+4930123","aps":{"interruption-level":"time-sensitive"}}"#.utf8),
+          origin: .init(source: "CONFIG.md", line: 8, column: 26)),
         .input(.setDoNotDisturb(.scheduled)),
         .input(.setSilent(true)),
         .status,
@@ -57,6 +58,7 @@ import Testing
   @Test func theDocumentedFailureAnswerIsTheOneWritten() throws {
     let answers = try #require(try Self.blocks("json", under: "Control protocol").last).split(separator: "\n")
     #expect(answers.first == Substring(ControlResponse.ok()))
+    #expect(answers[1] == Substring(ControlResponse.ok(RequestOutcome(.ringing, callID: "c1", boards: ["desk"]))))
     let line = #"{"type":"call","id":"c1","level":"urgent"}"#
     let error = try #require(throws: InputError.self) {
       try ControlRequest.parse(line: line, source: "socket", lineNumber: 1)

@@ -22,6 +22,11 @@ import Testing
         patternHint: "continuous-vibration")),
     .ignored(reason: "pushType 3 is neither 1 (incoming call) nor 2 (hangup)"),
     .ignored(reason: "no push rule and no preset (pushType, info.type, act) matches; top-level keys: aps"),
+    .callWithoutID(IncomingCall(id: "", callerNumber: "+4930123456", callerName: "Alice")),
+    .hangupWithoutID(callerNumber: "+4930123456"),
+    .hangupWithoutID(callerNumber: nil),
+    .callWithoutID(
+      IncomingCall(id: "", callerName: "Door intercom", level: .timeSensitive, patternHint: "continuous-vibration")),
     .call(
       IncomingCall(
         id: "r-17", callerNumber: "+4930123456", callerName: "Front desk", sentAt: date("2026-11-21T22:00:00Z"),

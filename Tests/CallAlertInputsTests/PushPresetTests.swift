@@ -136,56 +136,49 @@ import Testing
 
   @Test(arguments: [
     (
-      #"{"pushType":1,"aps":{}}"#, "push:byte 0", "",
-      "no call id (looked at callId, call_id, callID, uuid, id, info.callId, info.id, aps.thread-id)"
-    ),
-    (
-      #"{"pushType":2}"#, "push:byte 0", "",
-      "no call id (looked at callId, call_id, callID, uuid, id, info.callId, info.id, aps.thread-id)"
-    ),
-    (
-      #"{"pushType":1,"id":"c","aps":{"interruption-level":"urgent"}}"#, "push:byte 51", "aps.interruption-level",
+      #"{"pushType":1,"id":"c","aps":{"interruption-level":"urgent"}}"#, "push:1:52", "aps.interruption-level",
       "\"urgent\" is not one of passive, active, time-sensitive, critical"
     ),
     (
-      #"{"pushType":1,"id":"c","aps":{"interruption-level":"timeSensitive"}}"#, "push:byte 51",
+      #"{"pushType":1,"id":"c","aps":{"interruption-level":"timeSensitive"}}"#, "push:1:52",
       "aps.interruption-level",
       "\"timeSensitive\" is not one of passive, active, time-sensitive, critical; did you mean 'time-sensitive'?"
     ),
     (
-      #"{"pushType":1,"id":"c","aps":{"interruption-level":2}}"#, "push:byte 51", "aps.interruption-level",
+      #"{"pushType":1,"id":"c","aps":{"interruption-level":2}}"#, "push:1:52", "aps.interruption-level",
       "2 is not one of passive, active, time-sensitive, critical"
     ),
     (
-      #"{"pushType":1,"id":"c","sentAt":"yesterday"}"#, "push:byte 32", "sentAt",
+      #"{"pushType":1,"id":"c","sentAt":"yesterday"}"#, "push:1:33", "sentAt",
       "\"yesterday\" is not a time; expected Unix seconds, Unix milliseconds or ISO 8601 such as 2026-11-21T22:00:00Z"
     ),
     (
-      #"{"pushType":1,"id":"c","timestamp":-3}"#, "push:byte 35", "timestamp",
+      #"{"pushType":1,"id":"c","timestamp":-3}"#, "push:1:36", "timestamp",
       "-3 is not a time; expected Unix seconds, Unix milliseconds or ISO 8601 such as 2026-11-21T22:00:00Z"
     ),
-    (#"{"pushType":1,"id":["c"]}"#, "push:byte 19", "id", "must be a string or a number, not an array"),
+    (#"{"pushType":1,"id":["c"]}"#, "push:1:20", "id", "must be a string or a number, not an array"),
     (
-      #"{"pushType":1,"id":"c","caller":true}"#, "push:byte 32", "caller", "must be a string or a number, not a boolean"
+      #"{"pushType":1,"id":"c","caller":true}"#, "push:1:33", "caller", "must be a string or a number, not a boolean"
     ),
     (
-      #"{"pushType":1,"id":"c",}"#, "push:byte 23", "",
+      #"{"pushType":1,"id":"c",}"#, "push:1:24", "",
       "JSON syntax error: unexpected '}'; expected a member name in double quotes"
     ),
-    (#"[{"pushType":1}]"#, "push:byte 0", "", "a push payload must be a JSON object, not an array"),
-    ("", "push:byte 0", "", "JSON syntax error: unexpected end of input; expected a value"),
+    (#"[{"pushType":1}]"#, "push:1:1", "", "a push payload must be a JSON object, not an array"),
+    ("", "push:1:1", "", "JSON syntax error: unexpected end of input; expected a value"),
   ])
-  func errorsNameTheByteAndField(json: String, location: String, field: String, message: String) {
+  func errorsNameTheLineColumnAndField(json: String, location: String, field: String, message: String) {
     #expect(throws: InputError(location: location, field: field, message: message)) { try Self.parse(json) }
   }
 
   @Test func theSourceNamesTheInput() {
     #expect(
       throws: InputError(
-        location: "socket:4:byte 1",
+        location: "socket:4:12",
         message: "JSON syntax error: unexpected end of input; expected a member name in double quotes")
     ) {
-      try PushPayload.parse(json: Array("{".utf8), receivedAt: Self.receivedAt, source: "socket:4")
+      try PushPayload.parse(
+        json: Array("{".utf8), receivedAt: Self.receivedAt, origin: .init(source: "socket", line: 4, column: 11))
     }
   }
 

@@ -14,16 +14,39 @@ struct SocketOption: ParsableArguments {
     return try Daemon.configuration(for: DaemonOptions(configPath: config)).socketPath
   }
 
-  /// Sends one request; prints the answer (or its error) and fails when the daemon refused it.
+  /// Sends one request; returns the answer, or fails with its error when the daemon refused it.
   func send(_ request: [String: Any], json: Bool = true) async throws -> [String: Any] {
+    try await exchange(request).object
+  }
+
+  /// Sends one request; returns the answer as sent and as an object, or fails when the daemon refused it.
+  func exchange(_ request: [String: Any]) async throws -> (line: String, object: [String: Any]) {
     let line = String(
       decoding: try JSONSerialization.data(withJSONObject: request, options: [.sortedKeys]), as: UTF8.self)
     let answer = try await ControlSocketClient.request(line, path: try path())
     guard let object = try JSONSerialization.jsonObject(with: Data(answer.utf8)) as? [String: Any] else {
-      throw CommandFailure("the daemon answered something that is not a JSON object: \(answer)")
+      throw CommandFailure("the daemon answered something that is not a JSON object: \(DisplayText.excerpt(answer))")
     }
-    if object["ok"] as? Bool != true { throw CommandFailure((object["error"] as? String) ?? answer) }
-    return object
+    if object["ok"] as? Bool != true {
+      throw CommandFailure(DisplayText.safe((object["error"] as? String) ?? answer))
+    }
+    return (answer, object)
+  }
+}
+
+/// How `notify` reports what the daemon did: one line for people (`ringing c1 on desk`), or with `--json`
+/// the daemon's answer as it came.
+struct AnswerOptions: ParsableArguments {
+  @Flag(help: "Print the daemon's answer as JSON.") var json = false
+
+  /// Sends `request` and prints what happened.
+  func send(_ request: [String: Any], with socket: SocketOption) async throws {
+    let (line, object) = try await socket.exchange(request)
+    if json {
+      print(line)
+    } else {
+      print((object["message"] as? String).map(DisplayText.safe) ?? "ok")
+    }
   }
 }
 
@@ -43,6 +66,7 @@ extension CallAlertCommand {
       @Option(help: "When the call was sent (ISO 8601 or Unix seconds); the cap counts from there.") var sentAt: String?
       @Option(help: "passive, active, time-sensitive or critical.") var level: String?
       @Option(help: "A pattern name to suggest.") var pattern: String?
+      @OptionGroup var output: AnswerOptions
 
       func run() async throws {
         var request: [String: Any] = ["type": "call", "id": id]
@@ -51,7 +75,7 @@ extension CallAlertCommand {
         if let sentAt { request["sent_at"] = Double(sentAt).map { $0 as Any } ?? sentAt }
         if let level { request["level"] = level }
         if let pattern { request["pattern"] = pattern }
-        _ = try await socket.send(request)
+        try await output.send(request, with: socket)
       }
     }
 
@@ -59,7 +83,8 @@ extension CallAlertCommand {
       static let configuration = CommandConfiguration(abstract: "The caller hung up.")
       @OptionGroup var socket: SocketOption
       @Option(help: "The call's id.") var id: String
-      func run() async throws { _ = try await socket.send(["type": "hangup", "id": id]) }
+      @OptionGroup var output: AnswerOptions
+      func run() async throws { try await output.send(["type": "hangup", "id": id], with: socket) }
     }
 
     struct Answered: AsyncParsableCommand {
@@ -67,10 +92,11 @@ extension CallAlertCommand {
         abstract: "The call was answered elsewhere (all calls without --id).")
       @OptionGroup var socket: SocketOption
       @Option(help: "The call's id.") var id: String?
+      @OptionGroup var output: AnswerOptions
       func run() async throws {
         var request: [String: Any] = ["type": "answered"]
         if let id { request["id"] = id }
-        _ = try await socket.send(request)
+        try await output.send(request, with: socket)
       }
     }
 
@@ -79,6 +105,7 @@ extension CallAlertCommand {
         abstract: "An APNs-style push payload from a file, or - for standard input.")
       @OptionGroup var socket: SocketOption
       @Argument(help: "The payload file, or -.") var file: String
+      @OptionGroup var output: AnswerOptions
       func run() async throws {
         let data: Data
         if file == "-" {
@@ -89,14 +116,11 @@ extension CallAlertCommand {
           }
           data = contents
         }
-        let payload: Any
-        do {
-          payload = try JSONSerialization.jsonObject(with: data)
-        } catch {
-          let offset = (error as NSError).userInfo["NSJSONSerializationErrorIndex"].map { ", byte \($0)" } ?? ""
-          throw CommandFailure("\(file)\(offset): not valid JSON")
-        }
-        _ = try await socket.send(["type": "push", "payload": payload])
+        // The file's bytes go to the daemon unchanged, as the text of the payload, so that an error's
+        // line:column is a place in this file.
+        let name = file == "-" ? "<stdin>" : file
+        try await output.send(
+          ["type": "push", "payload": try PushPayload.text(of: Array(data), source: name), "file": name], with: socket)
       }
     }
 
@@ -104,7 +128,8 @@ extension CallAlertCommand {
       static let configuration = CommandConfiguration(
         abstract: "Acknowledge: stop every ringing call, or clear missed calls.")
       @OptionGroup var socket: SocketOption
-      func run() async throws { _ = try await socket.send(["type": "ack"]) }
+      @OptionGroup var output: AnswerOptions
+      func run() async throws { try await output.send(["type": "ack"], with: socket) }
     }
 
     struct DoNotDisturb: AsyncParsableCommand {
@@ -152,18 +177,21 @@ extension CallAlertCommand {
       print(
         "do-not-disturb: \(dnd["override"] as? String ?? dnd["mode"] as? String ?? "?")\((dnd["active"] as? Bool) == true ? " (active now)" : "")\((dnd["silent"] as? Bool) == true ? ", silent" : "")"
       )
+      // Names, ids and serials come from outside (a push, a board): shown safely, never raw to the terminal.
+      func shown(_ value: Any?) -> String { DisplayText.excerpt(value.map { "\($0)" } ?? "") }
       for board in status["boards"] as? [[String: Any]] ?? [] {
         let state = (board["connected"] as? Bool) == true ? "connected" : "not connected"
-        print(
-          "board \(board["name"] ?? "?"): \(state)\(board["serial"].map { ", serial \($0)" } ?? "")\(board["playing_call"].map { ", ringing \($0)" } ?? "")"
-        )
+        let serial = board["serial"].map { ", serial \(shown($0))" } ?? ""
+        let playing = board["playing_call"].map { ", ringing \(shown($0))" } ?? ""
+        print("board \(shown(board["name"])): \(state)\(serial)\(playing)")
       }
       let calls = status["calls"] as? [[String: Any]] ?? []
       print(calls.isEmpty ? "no call ringing" : "ringing:")
       for call in calls {
+        let boards = (call["playing_on"] as? [String] ?? []).map { shown($0) }.joined(separator: ", ")
         print(
-          "  \(call["id"] ?? "?") \(call["name"] ?? "") \(call["caller"] ?? ""): \((call["remaining_ms"] as? Int ?? 0) / 1000) s left on \((call["playing_on"] as? [String] ?? []).joined(separator: ", "))"
-        )
+          "  \(shown(call["id"])) \(shown(call["name"])) \(shown(call["caller"])): "
+            + "\((call["remaining_ms"] as? Int ?? 0) / 1000) s left on \(boards)")
       }
       let missed = status["missed"] as? [[String: Any]] ?? []
       if !missed.isEmpty { print("missed, not acknowledged: \(missed.count)") }

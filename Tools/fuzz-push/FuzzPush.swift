@@ -34,12 +34,14 @@ func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
       if let sentAt = call.sentAt { precondition(sentAt <= receivedAt, "sent-at \(sentAt) is after the arrival") }
     case .hangup(let id):
       precondition(!id.isEmpty, "a hangup without an id")
-    case .ignored:
+    case .callWithoutID(let call):
+      precondition(call.id.isEmpty, "an id-less call with an id")
+      if let sentAt = call.sentAt { precondition(sentAt <= receivedAt, "sent-at \(sentAt) is after the arrival") }
+    case .hangupWithoutID, .ignored:
       break
     }
   } else {
-    let line = String(decoding: bytes, as: UTF8.self)
-    _ = try? ControlRequest.parse(line: line, source: "fuzz", lineNumber: 1)
+    _ = try? ControlRequest.parse(bytes: bytes, source: "fuzz", lineNumber: 1)
   }
   return 0
 }

@@ -1,0 +1,62 @@
+import CallAlertProtocol
+import Foundation
+import Testing
+
+@testable import CallAlertEngine
+
+/// The engine's state is bounded and a line costs the same however many calls came before (issue 21,
+/// item 7).
+@Suite struct AlertEngineBoundsTests {
+  @Test func callsBeyondTheBoundAreRefused() {
+    var engine = makeEngine()
+    for index in 0..<AlertEngine.maximumActiveCalls {
+      let effects = engine.handle(.call(call("c\(index)")), at: t(UInt64(index)))
+      #expect(effects.events.contains { if case .ringing = $0 { true } else { false } })
+    }
+    let refused = engine.handle(.call(call("one-too-many")), at: t(100))
+    #expect(refused.events == [.ignored(callID: "one-too-many", reason: .tooManyCalls)])
+    #expect(!engine.isActive("one-too-many"))
+    // Once one ends, a new call rings again.
+    _ = engine.handle(.hangup(callID: "c0"), at: t(101))
+    #expect(
+      engine.handle(.call(call("next")), at: t(102)).events.contains { if case .ringing = $0 { true } else { false } })
+  }
+
+  /// 20 000 calls, each hung up: the memory of finished calls holds all of them (5 min tombstone), and
+  /// each line used to scan it. Now the last thousand lines cost about what the first thousand did.
+  @Test(.timeLimit(.minutes(2))) func aLineCostsTheSameAfterManyCalls() {
+    var engine = makeEngine()
+    let clock = ContinuousClock()
+    func batch(_ range: Range<Int>) -> Duration {
+      clock.measure {
+        for index in range {
+          _ = engine.handle(.call(call("c\(index)")), at: t(UInt64(index)))
+          _ = engine.handle(.hangup(callID: "c\(index)"), at: t(UInt64(index)))
+          _ = engine.nextDeadlineMs
+        }
+      }
+    }
+    let first = batch(0..<1_000)
+    _ = batch(1_000..<19_000)
+    let last = batch(19_000..<20_000)
+    #expect(engine.memory.finished.count == 20_000)
+    // Linear cost would make the last batch about 20 times the first; allow generous noise.
+    #expect(last < first * 5, "first 1000: \(first), last 1000: \(last)")
+  }
+
+  @Test func theTimedMapDropsWhatExpiredInOrder() {
+    var map = TimedMap()
+    map["a"] = 30
+    map["b"] = 10
+    map["c"] = 20
+    map["b"] = 40  // overwritten: its old moment is stale
+    #expect(map.smallest == 20)
+    map.removeValue(forKey: "c")
+    #expect(map.smallest == 30)
+    map.removeExpired { $0 <= 35 }
+    #expect(map.values == ["b": 40])
+    #expect(map.smallest == 40)
+    map.removeExpired { $0 <= 40 }
+    #expect(map.count == 0 && map.smallest == nil)
+  }
+}

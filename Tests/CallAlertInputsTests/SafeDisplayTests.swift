@@ -1,0 +1,95 @@
+import CallAlertEngine
+import CallAlertInputs
+import Foundation
+import Testing
+
+/// Names and ids from outside are shown safely (issue 12, item 5) and quoted briefly (issue 21, item 7).
+@Suite struct SafeDisplayTests {
+  @Test(arguments: [
+    ("Alice", "Alice"),
+    ("A\u{1B}[2JB", "A\\u{1B}[2JB"),
+    ("line\nbreak\ttab\r", "line\\nbreak\\ttab\\r"),
+    ("bell\u{07}del\u{7F}c1\u{9B}", "bell\\u{7}del\\u{7F}c1\\u{9B}"),
+    ("evil\u{202E}txt", "evil\\u{202E}txt"),
+    ("Zoë 📞 C:\\", "Zoë 📞 C:\\"),
+  ])
+  func controlCharactersAreEscaped(raw: String, shown: String) {
+    #expect(DisplayText.safe(raw) == shown)
+  }
+
+  @Test func excerptsAreShortAndSayHowLong() {
+    let long = String(repeating: "x", count: 10_000)
+    #expect(DisplayText.excerpt(long) == String(repeating: "x", count: 60) + "… (10000 bytes)")
+    #expect(DisplayText.excerpt("short") == "short")
+  }
+
+  @Test func textEventsShowNamesAndIDsSafely() {
+    let call = IncomingCall(id: "c\u{1B}]0;pwned\u{07}", callerNumber: "+1\u{1B}[31m", callerName: "Eve\u{1B}[2J")
+    let at = Date(timeIntervalSince1970: 0)
+    let lines = [
+      EventLine.text(
+        .ringing(call, boards: ["desk"], pattern: .named("x\u{1B}[5m"), capMs: 30_000, silent: false), at: at,
+        timeZone: TimeZone(identifier: "UTC")!),
+      EventLine.text(.stopped(callID: call.id, reason: .hangup), at: at),
+      EventLine.text(.missed(call, reason: .cap), at: at),
+      EventLine.text(.suppressed(call, reason: .passive), at: at),
+      EventLine.text(.ignored(callID: call.id, reason: .duplicateCall), at: at),
+    ]
+    for line in lines {
+      #expect(!line.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }, "\(line)")
+    }
+    #expect(
+      lines[0]
+        == #"00:00:00 ringing c\u{1B}]0;pwned\u{7} Eve\u{1B}[2J (+1\u{1B}[31m) on desk: pattern x\u{1B}[5m, 30 s"#)
+  }
+
+  @Test func errorsQuoteAShortExcerptOfAHugeValue() throws {
+    let huge = String(repeating: "a", count: 5_000_000)
+    let line = #"{"type":"call","id":"c1","level":"\#(huge)"}"#
+    let clock = ContinuousClock()
+    var message = ""
+    let elapsed = clock.measure {
+      do {
+        _ = try ControlRequest.parse(line: line, source: "socket", lineNumber: 1)
+      } catch {
+        message = "\(error)"
+      }
+    }
+    #expect(message.utf8.count < 400, "\(message.prefix(400))")
+    #expect(message.contains("… (5000000 bytes)"))
+    #expect(elapsed < .seconds(5))
+  }
+}
+
+/// What a request did, in words and JSON (issue 12, item 5).
+@Suite struct RequestOutcomeTests {
+  static let call = IncomingCall(id: "c1")
+
+  @Test func outcomesReadFromTheEngineEvents() {
+    let ringing = EngineEvent.ringing(Self.call, boards: ["desk"], pattern: .slot(0), capMs: 30_000, silent: false)
+    #expect(RequestOutcome.of(.call(Self.call), events: [ringing]).text == "ringing c1 on desk")
+    let waiting = EngineEvent.ringing(Self.call, boards: [], pattern: .slot(0), capMs: 30_000, silent: false)
+    #expect(RequestOutcome.of(.call(Self.call), events: [waiting]).result == .waiting)
+    #expect(
+      RequestOutcome.of(.call(Self.call), events: [.ignored(callID: "c1", reason: .duplicateCall)]).result == .duplicate
+    )
+    #expect(
+      RequestOutcome.of(.hangup(callID: "c9"), events: [.ignored(callID: "c9", reason: .unknownCall)]).text
+        == "unknown call id c9")
+    #expect(
+      RequestOutcome.of(.hangup(callID: "c1"), events: [.stopped(callID: "c1", reason: .hangup)]).text == "stopped c1")
+    #expect(RequestOutcome.ignored("pushType 3 is neither").text == "ignored: pushType 3 is neither")
+    #expect(
+      RequestOutcome.of(.call(Self.call), events: [.ignored(callID: "c1", reason: .tooManyCalls)]).result == .refused)
+  }
+
+  @Test func theAnswerCarriesTheOutcome() {
+    let outcome = RequestOutcome(.ringing, callID: "c1", boards: ["desk", "bed"])
+    #expect(
+      ControlResponse.ok(outcome)
+        == #"{"ok":true,"outcome":"ringing","id":"c1","boards":["desk","bed"],"message":"ringing c1 on desk, bed"}"#)
+    #expect(
+      ControlResponse.ok(RequestOutcome.ignored("why"))
+        == #"{"ok":true,"outcome":"ignored","reason":"why","message":"ignored: why"}"#)
+  }
+}
