@@ -111,6 +111,25 @@ final class DaemonProcess: Sendable {
     } ?? nil
   }
 
+  /// Reads standard output to its end (at most `timeout`).
+  func allOutput(timeout: Duration = .seconds(20)) async -> String? {
+    let output = self.output
+    return await Self.within(timeout) {
+      await withCheckedContinuation { continuation in
+        Thread.detachNewThread {
+          var bytes: [UInt8] = []
+          var buffer = [UInt8](repeating: 0, count: 4_096)
+          while true {
+            let count = buffer.withUnsafeMutableBytes { read(output.fileDescriptor, $0.baseAddress, $0.count) }
+            if count <= 0 { break }
+            bytes += buffer[0..<count]
+          }
+          continuation.resume(returning: String(decoding: bytes, as: UTF8.self))
+        }
+      }
+    } ?? nil
+  }
+
   /// Sends a signal.
   func signal(_ number: Int32) { kill(process.processIdentifier, number) }
 
