@@ -27,7 +27,7 @@ final class InstanceLock: Sendable {
     let path = resource + ".lock"
     let folder = (path as NSString).deletingLastPathComponent
     if !folder.isEmpty { try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
-    let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+    let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
     guard fd >= 0 else {
       throw DaemonStartError(description: "cannot open the lock file \(path): \(String(cString: strerror(errno)))")
     }

@@ -87,7 +87,7 @@ struct EventPrinterTests {
   }
 
   /// The rate limit, in virtual time.
-  @Test func dropReportsComeAtOncThenAtMostOncePerIntervalThenOnCatchingUp() {
+  @Test func dropReportsComeAtOnceThenAtMostOncePerIntervalThenOnCatchingUp() {
     var report = DropReport(interval: .seconds(10))
     #expect(report.dropped(now: .seconds(0)) == 1)
     #expect(report.dropped(now: .seconds(1)) == nil)
