@@ -1,4 +1,5 @@
 import CallAlertInputs
+import CallAlertVirtualBoard
 import Foundation
 import Logging
 
@@ -13,6 +14,9 @@ extension Daemon {
     let name = url.pathExtension.isEmpty ? "\(stem)-simulate" : "\(stem)-simulate.\(url.pathExtension)"
     return url.deletingLastPathComponent().appendingPathComponent(name).path
   }
+
+  /// Called with each in-process board `run --simulate` makes, by name: lets tests read its timeline.
+  @TaskLocal static var virtualBoardCreated: (@Sendable (String, VirtualBoardRunner<ContinuousClock>) -> Void)?
 
   /// Takes the locks of the socket and of the history; a daemon already holding either is named by its PID.
   static func lockInstance(_ configuration: DaemonConfiguration) throws(DaemonStartError) -> [InstanceLock] {

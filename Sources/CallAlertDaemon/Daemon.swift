@@ -120,6 +120,7 @@ public enum Daemon {
         virtualBoards.append(
           VirtualBoardRunner(
             board: VirtualBoard(configuration: boardConfiguration), transport: boardEnd, clock: ContinuousClock()))
+        if let runner = virtualBoards.last { virtualBoardCreated?(board.name, runner) }
         let handed = HandOnce(hostEnd)
         connectors[board.name] = { try handed.take() }
       } else {

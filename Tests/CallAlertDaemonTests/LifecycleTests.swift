@@ -130,6 +130,33 @@ struct LifecycleTests {
     #expect(ended >= signalled.addingTimeInterval(-0.01) && ended <= exited, "ended \(ended), signal \(signalled)")
   }
 
+  /// `run --simulate`: the in-process board is silenced before it stops. It used to be stopped first (a
+  /// service group stops its services last to first, and the boards came last), so the STOP never reached it
+  /// and its timeline ended ringing.
+  @Test func aSimulatedBoardIsSilencedAtShutdown() async throws {
+    let folder = try Folder()
+    let runners = Mutex<[VirtualBoardRunner<ContinuousClock>]>([])
+    let options = DaemonOptions(
+      configPath: folder.config, simulate: true, socketPath: folder.socket, readStandardInput: false,
+      historyPath: folder.history)
+    let group = try await Daemon.$virtualBoardCreated.withValue({ _, runner in runners.withLock { $0.append(runner) } })
+    {
+      try await Daemon.makeServiceGroup(options: options, logger: Logger(label: "test"), eventSink: { _ in })
+    }
+    let runner = try #require(runners.withLock { $0.first })
+    let (playback, playing) = AsyncStream.makeStream(of: UInt32?.self)
+    await runner.withBoard { $0.onPlaybackChange = { playing.yield($0) } }
+    let running = Task { try await group.run() }
+    #expect(try await folder.request(#"{"type":"call","id":"c1"}"#) == #"{"ok":true}"#)
+    #expect(await DaemonEndToEndTests.waitUntil(playing: true, playback))
+
+    await group.triggerGracefulShutdown()
+    try await running.value
+    #expect(await runner.withBoard { !$0.actuators.isAlerting && $0.timeline.alertSpans.allSatisfy { $0.end != nil } })
+    let calls = try CallHistory(path: folder.history).calls()
+    #expect(calls.first?.reason == "interrupted", "\(calls)")
+  }
+
   /// A second daemon on the same socket, or on the same history with another socket, is refused at start
   /// naming the first one's PID (here, the test's own); it used to take over the history silently. A lock
   /// file left by a daemon killed with SIGKILL holds nothing: the next daemon starts.
