@@ -10,9 +10,10 @@ import Logging
 struct ControlHandler<C: Clock>: Sendable where C.Duration == Duration {
   let service: AlertService<C>
   let history: HistoryWriter
-  let configuration: DaemonConfiguration
-  let options: DaemonOptions
+  let reloader: ConfigurationReloader
   let logger: Logger
+  /// The configuration in force (reloads replace it).
+  var configuration: DaemonConfiguration { reloader.current }
 
   func handle(_ line: String, lineNumber: Int, source: String) async -> String {
     await handle(Array(line.utf8), lineNumber: lineNumber, source: source)
@@ -53,8 +54,7 @@ struct ControlHandler<C: Clock>: Sendable where C.Duration == Duration {
       }
     case .reload:
       do {
-        let reloaded = try Daemon.configuration(for: options)
-        await service.reconfigure(reloaded.engine)
+        try await reloader.reload(trigger: "\(source):\(lineNumber)")
         return ControlResponse.ok()
       } catch {
         return ControlResponse.failure("reload: \(error)")

@@ -28,12 +28,16 @@ public struct DaemonOptions: Sendable {
   public var readStandardInput: Bool
   /// The baud rate of real UART ports.
   public var baudRate: Int
+  /// The history database; nil: the config's (with `simulate`, one of its own beside it).
+  public var historyPath: String?
 
   /// Creates options.
   public init(
     configPath: String? = nil, port: String? = nil, simulate: Bool = false, socketPath: String? = nil,
-    events: EventsFormat? = nil, readStandardInput: Bool = true, baudRate: Int = SerialPort.defaultBaudRate
+    events: EventsFormat? = nil, readStandardInput: Bool = true, baudRate: Int = SerialPort.defaultBaudRate,
+    historyPath: String? = nil
   ) {
+    self.historyPath = historyPath
     self.configPath = configPath
     self.port = port
     self.simulate = simulate
@@ -67,6 +71,11 @@ public enum Daemon {
     }
     if let socket = options.socketPath { configuration.socketPath = socket }
     if let events = options.events { configuration.eventsFormat = events }
+    if let history = options.historyPath {
+      configuration.historyPath = history
+    } else if options.simulate {
+      configuration.historyPath = simulateHistoryPath(configuration.historyPath)
+    }
     if let port = options.port {
       if configuration.engine.boards.isEmpty { configuration.engine.boards = [AlertBoard(name: "board")] }
       configuration.engine.boards[0].port = port
@@ -84,7 +93,10 @@ public enum Daemon {
   public static func makeServiceGroup(
     options: DaemonOptions, logger: Logger, signals: [UnixSignal] = [], eventSink: (@Sendable (String) -> Void)? = nil
   ) async throws -> ServiceGroup {
+    SignalHandling.ignoreBrokenPipes()
+    let hangups = SignalHandling.hangups()  // from here on, SIGHUP reloads the config instead of ending the daemon
     let configuration = try Self.configuration(for: options)
+    let locks = try lockInstance(configuration)
     let history: CallHistory
     do {
       history = try CallHistory(path: configuration.historyPath)
@@ -108,6 +120,7 @@ public enum Daemon {
         virtualBoards.append(
           VirtualBoardRunner(
             board: VirtualBoard(configuration: boardConfiguration), transport: boardEnd, clock: ContinuousClock()))
+        if let runner = virtualBoards.last { virtualBoardCreated?(board.name, runner) }
         let handed = HandOnce(hostEnd)
         connectors[board.name] = { try handed.take() }
       } else {
@@ -125,16 +138,26 @@ public enum Daemon {
       logger.notice("closed \(closed) call(s) left ringing by an earlier run")
     }
     if let missed = try? history.unacknowledgedMissed() { await service.restoreMissed(missed) }
-    let handler = ControlHandler(
-      service: service, history: writer, configuration: configuration, options: options, logger: logger)
+    let reloader = ConfigurationReloader(configuration, options: options, logger: logger) { reloaded in
+      await service.reconfigure(reloaded.engine)
+    }
+    let handler = ControlHandler(service: service, history: writer, reloader: reloader, logger: logger)
     let events = await service.subscribe()
-    let format = configuration.eventsFormat
+    let printer = eventSink == nil ? EventPrinter(logger: logger) : nil
 
-    var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+    // In-process boards come first: a group stops its services last to first, so they outlive the STOPs (and
+    // a board whose link the service closed at shutdown may end before its turn).
+    var services: [ServiceGroupConfiguration.ServiceConfiguration] = virtualBoards.map { runner in
+      .init(
+        service: TaskService {
+          _ = try? await runner.run(); await TaskService.untilCancelled()
+        })
+    }
+    services += [
       .init(
         service: TaskService {
           await service.run()
-          await writer.drain()  // the last events (the boards stopped at shutdown) reach the disk
+          await finish(history: writer, locks: locks, logger: logger)
         }),
       .init(
         service: TaskService {
@@ -144,13 +167,14 @@ public enum Daemon {
         service: TaskService {
           for await published in events {
             let line =
-              format == .json
+              reloader.current.eventsFormat == .json
               ? EventLine.json(published.event, at: published.at) : EventLine.text(published.event, at: published.at)
-            if let eventSink { eventSink(line) } else { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+            if let eventSink { eventSink(line) } else { printer?.print(line) }
           }
+          printer?.finish()
         }),
+      .init(service: TaskService { for await _ in hangups { _ = try? await reloader.reload(trigger: "SIGHUP") } }),
     ]
-    for runner in virtualBoards { services.append(.init(service: TaskService { _ = try? await runner.run() })) }
     if options.readStandardInput {
       // The end of standard input ends only this reader; the daemon goes on serving its socket.
       services.append(
@@ -166,7 +190,9 @@ public enum Daemon {
                 answer = ControlResponse.failure("<stdin>:\(number):1: line longer than 256 KiB")
               }
               // Successful inputs answer {"ok":true}; only failures are worth a line on standard error.
-              if !answer.hasPrefix(#"{"ok":true"#) { FileHandle.standardError.write(Data((answer + "\n").utf8)) }
+              if !answer.hasPrefix(#"{"ok":true"#) {
+                _ = DescriptorWriter.writeAll(STDERR_FILENO, Array((answer + "\n").utf8))
+              }
             }
           }, successTerminationBehavior: .ignore))
     }

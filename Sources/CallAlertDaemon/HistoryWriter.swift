@@ -34,6 +34,19 @@ final class HistoryWriter: Sendable {
     }
   }
 
+  /// Closes the calls still ringing as interrupted, ended at `date` (at shutdown, once the boards are silent),
+  /// after every record handed in so far; returns how many, or nil when the history failed (logged).
+  func closeInterrupted(at date: Date) async -> Int? {
+    await withCheckedContinuation { continuation in
+      queue.async { [history, logger] in
+        do { continuation.resume(returning: try history.closeInterrupted(at: date)) } catch {
+          logger.error("history: \(error)")
+          continuation.resume(returning: nil)
+        }
+      }
+    }
+  }
+
   /// Returns once every record handed in so far is written (at shutdown).
   func drain() async {
     await withCheckedContinuation { continuation in queue.async { continuation.resume() } }

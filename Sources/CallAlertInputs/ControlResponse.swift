@@ -9,12 +9,7 @@ public enum ControlResponse {
   /// `{"ok":true,"<key>":<value>}`, the value encoded with `JSONEncoder` (sorted keys, dates as ISO 8601
   /// with milliseconds in UTC); a value that cannot be encoded gives a failure line instead.
   public static func ok<Value: Encodable>(_ key: String, _ value: Value) -> String {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    encoder.dateEncodingStrategy = .custom { date, encoder in
-      var container = encoder.singleValueContainer()
-      try container.encode(Timestamp.iso8601(date))
-    }
+    let encoder = Self.encoder()
     do {
       let data = try encoder.encode(value)
       return "{\"ok\":true,\(JSONText.quoted(key)):\(String(decoding: data, as: UTF8.self))}"
@@ -32,6 +27,18 @@ public enum ControlResponse {
     if let reason = outcome.reason { members.append(("reason", JSONText.quoted(reason))) }
     members.append(("message", JSONText.quoted(outcome.text)))
     return JSONText.object(members)
+  }
+
+  /// The encoder of the replies, for every JSON the runtime writes (`callalert history --json` too): sorted
+  /// keys, dates as ISO 8601 with milliseconds in UTC (`2026-11-21T22:00:01.250Z`).
+  public static func encoder(_ formatting: JSONEncoder.OutputFormatting = []) -> JSONEncoder {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = formatting.union([.sortedKeys, .withoutEscapingSlashes])
+    encoder.dateEncodingStrategy = .custom { date, encoder in
+      var container = encoder.singleValueContainer()
+      try container.encode(Timestamp.iso8601(date))
+    }
+    return encoder
   }
 
   /// `{"ok":false,"error":"<location: field: message>","location":...,"field":...,"message":...}`.

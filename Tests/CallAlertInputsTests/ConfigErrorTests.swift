@@ -187,6 +187,15 @@ import Testing
       "mode 0400 would lock the daemon's own user out; keep the owner's 6, e.g. \"0600\" or \"0660\""),
     Case("socket:\n  path: \"\"\n", "2:9", "socket.path", "is empty; give a value or remove the key"),
     Case(
+      "socket:\n  mode: \"0660\"\n", "2:9", "socket.mode",
+      "mode 0660 lets other users connect (ring the boards, read callers' names and numbers); add "
+        + "'allow_others: true' under socket: if that is meant, or use \"0600\""),
+    Case(
+      "socket:\n  mode: \"0606\"\n  allow_others: false\n", "2:9", "socket.mode",
+      "mode 0606 lets other users connect (ring the boards, read callers' names and numbers); add "
+        + "'allow_others: true' under socket: if that is meant, or use \"0600\""),
+    Case("socket:\n  allow_others: maybe\n", "2:17", "socket.allow_others", "'maybe' is not true or false"),
+    Case(
       "history: /var/lib/history.sqlite\n", "1:10", "history",
       "history must be a mapping of 'path: ~/callalert.sqlite', not '/var/lib/history.sqlite'"),
     Case("events:\n  format: xml\n", "2:11", "events.format", "'xml' is not one of json, text"),

@@ -130,7 +130,8 @@ import Testing
     arguments: [("\"0600\"", 0o600), ("0660", 0o660), ("600", 0o600), ("\"0o640\"", 0o640), ("\"0777\"", 0o777)]
       as [(String, UInt16)])
   func socketModes(text: String, mode: UInt16) throws {
-    #expect(try parseConfig("socket: {mode: \(text)}").socketMode == mode)
+    let allowOthers = mode & 0o077 == 0 ? "" : ", allow_others: true"
+    #expect(try parseConfig("socket: {mode: \(text)\(allowOthers)}").socketMode == mode)
   }
 
   @Test(arguments: [("json", EventsFormat.json), ("text", .text)])

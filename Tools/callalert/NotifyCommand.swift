@@ -206,14 +206,18 @@ extension CallAlertCommand {
     @Option(help: ArgumentHelp("The history database.", valueName: "file")) var database: String?
     @Flag(help: "Only missed calls.") var missed = false
     @Option(help: "How many calls.") var limit: Int = 20
-    @Flag(help: "Print JSON.") var json = false
+    @Flag(help: "Print JSON (dates in ISO 8601, as the control socket writes them).") var json = false
+    @Flag(help: "The history of `run --simulate` (history-simulate.sqlite beside the configured one).")
+    var simulate = false
 
     func validate() throws {
       guard (1...1_000).contains(limit) else { throw ValidationError("--limit must be 1 to 1000") }
+      if database != nil && simulate { throw ValidationError("give --database or --simulate, not both") }
     }
 
     func run() async throws {
-      let path = try database ?? Daemon.configuration(for: DaemonOptions(configPath: config)).historyPath
+      let path =
+        try database ?? Daemon.configuration(for: DaemonOptions(configPath: config, simulate: simulate)).historyPath
       guard FileManager.default.fileExists(atPath: path) else { throw CommandFailure("no history at \(path) yet") }
       try HistoryPrinter.print(path: path, missedOnly: missed, limit: limit, json: json)
     }

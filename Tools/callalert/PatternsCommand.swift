@@ -26,9 +26,7 @@ extension CallAlertCommand {
           await client.close()
           capabilities = info.capabilities
         }
-        let diagnostics = PatternFile.check(text: text, file: file, against: capabilities)
-        for diagnostic in diagnostics { FileHandle.standardError.write(Data("\(diagnostic)\n".utf8)) }
-        if diagnostics.containsErrors { throw ExitCode(1) }
+        if !reportDiagnostics(text: text, file: file, against: capabilities) { throw ExitCode(1) }
         if let built = try? PatternFile.build(text: text, file: file, against: capabilities) {
           print(built.file.listing)
           print("ok: \(built.bytes.count) bytes, crc \(hex32(built.crc))")
@@ -145,6 +143,11 @@ extension CallAlertCommand {
     func run() async throws {
       let text = try readText(file)
       let (client, info) = try await port.connect(options: BoardClientOptions(hello: Hello(window: 8)))
+      // The same diagnostics as `patterns check --port`, each with its file:line:column; errors send nothing.
+      guard reportDiagnostics(text: text, file: file, against: info.capabilities) else {
+        await client.close()
+        throw ExitCode(1)
+      }
       let build: PatternBuild
       do {
         build = try PatternFile.build(text: text, file: file, against: info.capabilities)
@@ -152,7 +155,6 @@ extension CallAlertCommand {
         await client.close()
         throw CommandFailure("\(error)")
       }
-      for warning in build.warnings { FileHandle.standardError.write(Data("\(warning)\n".utf8)) }
       let flasher = TableFlasher(client: client, clock: ContinuousClock())
       let bar = ProgressBar(total: build.bytes.count)
       let signals = SignalWatcher(signals: [SIGINT, SIGTERM]) {
@@ -222,6 +224,14 @@ final class ProgressBar: @unchecked Sendable {
   func finish() {
     if live { FileHandle.standardError.write(Data("\n".utf8)) }
   }
+}
+
+/// Prints a pattern file's diagnostics (errors and warnings, each with its place) on standard error, as
+/// `patterns check` and `flash` both do; returns false when there are errors.
+func reportDiagnostics(text: String, file: String, against capabilities: Capabilities) -> Bool {
+  let diagnostics = PatternFile.check(text: text, file: file, against: capabilities)
+  for diagnostic in diagnostics { FileHandle.standardError.write(Data("\(diagnostic)\n".utf8)) }
+  return !diagnostics.containsErrors
 }
 
 /// Reads a text file, naming it when that fails.

@@ -14,7 +14,9 @@ extension CallAlertCommand {
           {"type":"call","id":"c1","caller":"+14155550101","name":"Alice"}
           {"type":"hangup","id":"c1"}
         and prints every event as a JSON line (or text with --events text). Stops on SIGINT or SIGTERM, \
-        silencing every board first.
+        silencing every board first and closing the calls that rang as interrupted in the history. SIGHUP \
+        reloads the config file (a bad one is refused, the running one stays). One daemon per socket and \
+        history: a second one is refused, naming the first one's PID.
         """
     )
 
@@ -26,6 +28,11 @@ extension CallAlertCommand {
       help: ArgumentHelp("The config file (default: ~/.config/callalert/config.yaml if present).", valueName: "file"))
     var config: String?
     @Option(help: ArgumentHelp("The control socket's path.", valueName: "path")) var socket: String?
+    @Option(
+      help: ArgumentHelp(
+        "The history database (default: the config's; with --simulate, history-simulate.sqlite beside it).",
+        valueName: "file"))
+    var history: String?
     @Option(help: "How events are printed: json or text.") var events: String?
     @Flag(help: "Do not read standard input.") var noStdin = false
     @Option(help: "Baud rate of a real UART.") var baud: Int = SerialPort.defaultBaudRate
@@ -47,7 +54,7 @@ extension CallAlertCommand {
       let options = DaemonOptions(
         configPath: config, port: port, simulate: simulate, socketPath: socket,
         events: events.flatMap(EventsFormat.init),
-        readStandardInput: !noStdin, baudRate: baud)
+        readStandardInput: !noStdin, baudRate: baud, historyPath: history)
       do {
         try await Daemon.run(options: options, logger: Logger(label: "callalert"))
       } catch let error as DaemonStartError {

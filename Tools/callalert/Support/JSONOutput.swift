@@ -1,14 +1,13 @@
 import CallAlertClient
+import CallAlertInputs
 import CallAlertProtocol
 import CallAlertSerial
 import Foundation
 
-/// Prints a value as pretty, key-sorted JSON on standard output.
+/// Prints a value as pretty, key-sorted JSON on standard output, dates in ISO 8601 as the control socket writes them.
 func printJSON(_ value: some Encodable) throws {
-  let encoder = JSONEncoder()
-  encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-  FileHandle.standardOutput.write(try encoder.encode(value))
-  FileHandle.standardOutput.write(Data("\n".utf8))
+  let encoder = ControlResponse.encoder(.prettyPrinted)
+  try FileHandle.standardOutput.write(contentsOf: try encoder.encode(value) + Data("\n".utf8))
 }
 
 /// INFO as JSON.

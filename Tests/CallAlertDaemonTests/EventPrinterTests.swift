@@ -1,0 +1,116 @@
+import CallAlertEngine
+import CallAlertInputs
+import Foundation
+import Logging
+import Synchronization
+import Testing
+
+@testable import CallAlertDaemon
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Log lines kept for assertions.
+final class CapturedLog: Sendable {
+  private let lines = Mutex<[String]>([])
+
+  var all: [String] { lines.withLock { $0 } }
+
+  var logger: Logger {
+    Logger(label: "test") { _ in Handler(log: self) }
+  }
+
+  struct Handler: LogHandler {
+    let log: CapturedLog
+    var logLevel: Logger.Level = .trace
+    var metadata: Logger.Metadata = [:]
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+      get { metadata[key] }
+      set { metadata[key] = newValue }
+    }
+    func log(
+      level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String,
+      function: String, line: UInt
+    ) {
+      log.lines.withLock { $0.append("\(level) \(message)") }
+    }
+  }
+}
+
+/// Standard output written by the daemon: a reader that stalls costs dropped lines, counted and logged; a
+/// reader that goes away costs one log line; neither blocks the caller nor ends the process.
+@Suite("Event printer", .timeLimit(.minutes(1)))
+struct EventPrinterTests {
+  /// Nobody reads the pipe: once it and the queue are full, lines are dropped, counted and logged (the first
+  /// drop at once, then rate-limited), and `print` never blocks. Before, the events were written with a
+  /// blocking write on a cooperative thread, or dropped silently by the subscription's buffer.
+  @Test func linesForAStalledReaderAreDroppedCountedAndLogged() throws {
+    var ends: [Int32] = [0, 0]
+    #expect(pipe(&ends) == 0)
+    defer {
+      close(ends[0])
+    }
+    let log = CapturedLog()
+    let printer = EventPrinter(
+      descriptor: ends[1], name: "test pipe", capacity: 4, reportInterval: .seconds(3_600), logger: log.logger,
+      now: { .zero })
+    let line = String(repeating: "x", count: 1_023)
+    // The pipe holds 64 KiB (64 lines), the writer has at most one batch (4 lines) in hand and the queue 4:
+    // of 200 lines, at least 200 - 64 - 4 - 4 are dropped, however the threads interleave.
+    for _ in 0..<200 { printer.print(line) }
+    #expect(printer.dropped >= 200 - 64 - 8, "\(printer.dropped) dropped")
+    let warnings = log.all.filter { $0.contains("test pipe is not being read") }
+    #expect(warnings.count == 1, "rate-limited to one line per interval: \(warnings)")
+    // The reader goes away: the blocked write fails, once, and the printer ends.
+    close(ends[0])
+    ends[0] = open("/dev/null", O_RDONLY)
+    printer.finish(timeout: .seconds(10))
+    #expect(printer.failed)
+    close(ends[1])
+  }
+
+  /// A reader that goes away (`| head -1`): one log line naming the failure, nothing more, whatever follows.
+  @Test func aClosedReaderIsLoggedOnceAndSurvived() throws {
+    signal(SIGPIPE, SIG_IGN)  // as the daemon does at start; without it this test process would die here
+    var ends: [Int32] = [0, 0]
+    #expect(pipe(&ends) == 0)
+    close(ends[0])
+    let log = CapturedLog()
+    let printer = EventPrinter(descriptor: ends[1], name: "test pipe", logger: log.logger)
+    for index in 0..<100 { printer.print("line \(index)") }
+    printer.finish(timeout: .seconds(10))
+    close(ends[1])
+    #expect(printer.failed)
+    let failures = log.all.filter { $0.contains("test pipe failed") }
+    #expect(failures.count == 1 && failures[0].contains("Broken pipe"), "\(log.all)")
+  }
+
+  /// The rate limit, in virtual time.
+  @Test func dropReportsComeAtOnceThenAtMostOncePerIntervalThenOnCatchingUp() {
+    var report = DropReport(interval: .seconds(10))
+    #expect(report.dropped(now: .seconds(0)) == 1)
+    #expect(report.dropped(now: .seconds(1)) == nil)
+    #expect(report.dropped(now: .seconds(9)) == nil)
+    #expect(report.dropped(now: .seconds(10)) == 3)
+    #expect(report.dropped(now: .seconds(11)) == nil)
+    #expect(report.caughtUp(now: .seconds(12)) == 1)
+    #expect(report.caughtUp(now: .seconds(13)) == nil)
+    #expect(report.total == 5)
+  }
+}
+
+/// What a reload logs as changed.
+@Suite struct ConfigurationChangeTests {
+  @Test func aChangeIsNamedByTheConfigFilesNames() throws {
+    let old = try ConfigurationFile.parse(text: "cap: 20s\nboards:\n  - name: desk\n", file: "a.yaml")
+    var new = try ConfigurationFile.parse(text: "cap: 30s\nregion: DE\nboards:\n  - name: desk\n", file: "a.yaml")
+    #expect(ConfigurationChange(from: old, to: old).description == "nothing changed")
+    #expect(ConfigurationChange(from: old, to: new).description == "changed cap, region")
+    new.socketPath = "/elsewhere.sock"
+    new.engine.boards.append(AlertBoard(name: "bed"))
+    #expect(
+      ConfigurationChange(from: old, to: new).description
+        == "changed cap, boards, region; socket.path, the list of boards take(s) effect at the next start")
+  }
+}
