@@ -51,14 +51,14 @@ struct LifecycleTests {
     let folder = try Folder()
     let daemon = try folder.run()
     #expect(await daemon.waitForError(containing: "callalert daemon:"), "\(daemon.standardError)")
-    #expect(try await folder.request(#"{"type":"call","id":"c1"}"#) == #"{"ok":true}"#)
+    #expect(try await folder.request(#"{"type":"call","id":"c1"}"#).hasPrefix(#"{"ok":true,"#))
     let first = await daemon.firstOutputLine()
     #expect(first?.contains(#""event":"ringing""#) == true, "\(first ?? "no line")")
     try daemon.output.close()  // `head -1` exits
 
     // More events: the hangup's, a new call's. The daemon must be there to take them and ring.
-    #expect(try await folder.request(#"{"type":"hangup","id":"c1"}"#) == #"{"ok":true}"#)
-    #expect(try await folder.request(#"{"type":"call","id":"c2"}"#) == #"{"ok":true}"#)
+    #expect(try await folder.request(#"{"type":"hangup","id":"c1"}"#).hasPrefix(#"{"ok":true,"#))
+    #expect(try await folder.request(#"{"type":"call","id":"c2"}"#).hasPrefix(#"{"ok":true,"#))
     #expect(await daemon.waitForError(containing: "standard output failed"), "\(daemon.standardError)")
     let status = try await folder.request(#"{"type":"status"}"#)
     #expect(status.contains(#""id":"c2""#) && status.contains(#""playing_on":["desk"]"#), "\(status)")
@@ -76,7 +76,7 @@ struct LifecycleTests {
     let folder = try Folder()
     let daemon = try folder.run()
     #expect(await daemon.waitForError(containing: "callalert daemon:"), "\(daemon.standardError)")
-    #expect(try await folder.request(#"{"type":"call","id":"c1"}"#) == #"{"ok":true}"#)
+    #expect(try await folder.request(#"{"type":"call","id":"c1"}"#).hasPrefix(#"{"ok":true,"#))
 
     try folder.write("cap: 25s\nboards:\n  - name: desk\n")
     daemon.signal(SIGHUP)
@@ -108,7 +108,7 @@ struct LifecycleTests {
     let folder = try Folder("cap: 20s\nboards:\n  - name: desk\n    port: \(board.slavePath)\n")
     let daemon = try folder.run([])
     #expect(await daemon.waitForError(containing: "board desk connected"), "\(daemon.standardError)")
-    #expect(try await folder.request(#"{"type":"call","id":"c1"}"#) == #"{"ok":true}"#)
+    #expect(try await folder.request(#"{"type":"call","id":"c1"}"#).hasPrefix(#"{"ok":true,"#))
     #expect(await DaemonEndToEndTests.waitUntil(playing: true, board.playback))
 
     let signalled = Date()
@@ -147,7 +147,7 @@ struct LifecycleTests {
     let (playback, playing) = AsyncStream.makeStream(of: UInt32?.self)
     await runner.withBoard { $0.onPlaybackChange = { playing.yield($0) } }
     let running = Task { try await group.run() }
-    #expect(try await folder.request(#"{"type":"call","id":"c1"}"#) == #"{"ok":true}"#)
+    #expect(try await folder.request(#"{"type":"call","id":"c1"}"#).hasPrefix(#"{"ok":true,"#))
     #expect(await DaemonEndToEndTests.waitUntil(playing: true, playback))
 
     await group.triggerGracefulShutdown()
