@@ -34,6 +34,14 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
   private var leaseRenewal: Task<Void, Never>?
   private var handshake: Task<Result<BoardInfo, BoardClientError>, Never>?
   private var recovery: Task<Void, Never>?
+  /// The idle PING loop (``BoardClientOptions/Liveness/idleProbe``).
+  private var idleProbe: Task<Void, Never>?
+  /// The handshake loop while the board does not answer.
+  private var probing: Task<Void, Never>?
+  /// Whether a keepalive went unanswered and the board has not answered since.
+  public private(set) var isUnresponsive = false
+  /// Bytes received since the last valid frame, and those of them not yet reported as line noise.
+  private var noise = (sinceFrame: 0, unreported: 0)
   /// What the link brings for a command: the board's answer, or why there is none.
   private typealias LinkResult = Result<Message, BoardClientError>
 
@@ -89,7 +97,7 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
   public func close() {
     guard !isClosed else { return }
     isClosed = true
-    for task in [reader, timer, leaseRenewal, recovery] { task?.cancel() }
+    for task in [reader, timer, leaseRenewal, recovery, idleProbe, probing] { task?.cancel() }
     handshake?.cancel()
     writer?.finish()
     transport?.close()
@@ -227,6 +235,7 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
       self.info = info
       if boardSerial == nil { boardSerial = info.serial }
       needsHandshake = false
+      startIdleProbe()
       if info.capabilities.leaseMs != options.leaseMs {
         if case .failure(let error) = await exchange(.lease(ms: options.leaseMs)) { return .failure(error) }
         self.info?.capabilities.leaseMs = options.leaseMs
@@ -298,8 +307,83 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
       leaseRenewal = nil
       return false
     }
-    _ = await exchange(.lease(ms: options.leaseMs))
+    if case .failure(let error) = await exchange(.lease(ms: options.leaseMs)) { keepaliveFailed("LEASE", error) }
     return true
+  }
+
+  // MARK: - Liveness
+
+  private func startIdleProbe() {
+    guard idleProbe == nil, !isClosed, let period = options.liveness?.idleProbe else { return }
+    let clock = self.clock
+    idleProbe = Task { [weak self] in
+      while true {
+        do { try await clock.sleep(for: period, tolerance: nil) } catch { return }
+        guard let self, await self.probeIdleBoard() else { return }
+      }
+    }
+  }
+
+  /// PINGs a board that has a session and plays nothing (lease renewals watch a playing one); false once
+  /// the client is closed.
+  private func probeIdleBoard() async -> Bool {
+    guard !isClosed else { return false }
+    guard playingTokens.isEmpty, !isUnresponsive, !needsHandshake, handshake == nil, transport != nil else {
+      return true
+    }
+    if case .failure(let error) = await exchange(.ping([])) { keepaliveFailed("PING", error) }
+    return true
+  }
+
+  /// A keepalive went unanswered: the board is marked unresponsive, and HELLO is sent until it answers.
+  private func keepaliveFailed(_ name: String, _ error: BoardClientError) {
+    guard case .timeout = error, let liveness = options.liveness, !isUnresponsive, !isClosed, transport != nil
+    else { return }
+    isUnresponsive = true
+    needsHandshake = true
+    playingTokens.removeAll()  // the board stops at its lease
+    eventSink.yield(.unresponsive(reason: "\(name) got no answer after every retry"))
+    let clock = self.clock
+    probing = Task { [weak self] in
+      var delay = liveness.retryDelay
+      while true {
+        guard let self, await !self.answersAgain() else { return }
+        do { try await clock.sleep(for: delay, tolerance: nil) } catch { return }
+        delay = min(delay * 2, liveness.maxRetryDelay)
+      }
+    }
+  }
+
+  /// One handshake with an unresponsive board; true when it answered (or there is nothing left to probe).
+  private func answersAgain() async -> Bool {
+    guard isUnresponsive, !isClosed, transport != nil else {
+      probing = nil
+      return true
+    }
+    do throws(BoardClientError) {
+      let info = try await ensureSession()
+      let status = try await status()
+      guard isUnresponsive else { return true }
+      isUnresponsive = false
+      probing = nil
+      eventSink.yield(.responsive(info, status))
+      return true
+    } catch {
+      return false
+    }
+  }
+
+  /// Counts bytes that brought no valid frame, and reports a line that carries nothing else.
+  private func noteNoise(_ count: Int, framesDecoded: Bool) {
+    guard !framesDecoded else {
+      noise = (0, 0)
+      return
+    }
+    noise.sinceFrame += count
+    noise.unreported += count
+    guard noise.sinceFrame >= options.noiseThreshold, noise.unreported >= options.noiseThreshold else { return }
+    eventSink.yield(.unreadableLine(bytes: noise.unreported))
+    noise.unreported = 0
   }
 
   // MARK: - Bytes and time
@@ -333,7 +417,9 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
 
   private func received(_ chunk: [UInt8], generation: Int) {
     guard generation == self.generation else { return }
+    let framesBefore = endpoint.decoder.counters.frames
     handle(endpoint.receive(chunk, now: nowMs))
+    noteNoise(chunk.count, framesDecoded: endpoint.decoder.counters.frames != framesBefore)
     flush()
     reschedule()
   }
@@ -352,7 +438,8 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
       case .actuators(let trace):
         eventSink.yield(.actuators(trace))
       case .peerRestarted(let nonce):
-        if handshake == nil, let info, info.bootNonce != nonce { boardRestarted() }
+        // While unresponsive, the probing handshake reopens the session and reports it.
+        if handshake == nil, !isUnresponsive, let info, info.bootNonce != nonce { boardRestarted() }
       case .command, .eventAcknowledged, .eventsStalled, .dropped, .unreadable:
         break  // board-side deliveries, or line noise the counters already record
       }
@@ -389,6 +476,11 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
     needsHandshake = true
     playingTokens.removeAll()
     info = nil
+    // Unplugged: the reconnect policy takes over from the probing handshakes.
+    probing?.cancel()
+    probing = nil
+    isUnresponsive = false
+    noise = (0, 0)
     failWaiting(.disconnected(reason: reason))
     eventSink.yield(.disconnected(reason: reason))
     if let reconnect = options.reconnect { startReconnecting(reconnect) }

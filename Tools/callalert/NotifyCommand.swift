@@ -153,7 +153,7 @@ extension CallAlertCommand {
         "do-not-disturb: \(dnd["override"] as? String ?? dnd["mode"] as? String ?? "?")\((dnd["active"] as? Bool) == true ? " (active now)" : "")\((dnd["silent"] as? Bool) == true ? ", silent" : "")"
       )
       for board in status["boards"] as? [[String: Any]] ?? [] {
-        let state = (board["connected"] as? Bool) == true ? "connected" : "not connected"
+        let state = board["link"] as? String ?? ((board["connected"] as? Bool) == true ? "connected" : "not connected")
         print(
           "board \(board["name"] ?? "?"): \(state)\(board["serial"].map { ", serial \($0)" } ?? "")\(board["playing_call"].map { ", ringing \($0)" } ?? "")"
         )
