@@ -39,7 +39,8 @@ public struct BoardClientOptions: Sendable {
 
     /// Creates a policy.
     public init(
-      idleProbe: Duration? = .seconds(3), retryDelay: Duration = .milliseconds(500), maxRetryDelay: Duration = .seconds(5)
+      idleProbe: Duration? = .seconds(3), retryDelay: Duration = .milliseconds(500),
+      maxRetryDelay: Duration = .seconds(5)
     ) {
       self.idleProbe = idleProbe
       self.retryDelay = retryDelay
