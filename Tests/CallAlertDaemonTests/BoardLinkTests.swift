@@ -154,6 +154,38 @@ struct BoardLinkTests {
     _ = await boardTask.result
   }
 
+  /// A line that carries only noise (here 40 KiB that never decode to a frame) is logged once, then
+  /// summarised, not once per chunk.
+  @Test func aLineOfGarbageIsLoggedOnceThenSummarised() async throws {
+    let clock = TestClock()
+    let (hostEnd, boardEnd) = MemoryTransport.pair()
+    let board = ScriptedBoard(transport: boardEnd)
+    let boardTask = Task { await board.run() }
+    let handed = HandOut(hostEnd)
+    let log = CapturedLog()
+    let service = AlertService(
+      configuration: EngineConfiguration(boards: [AlertBoard(name: "desk")]),
+      connectors: ["desk": { try handed.take() }], clock: clock, logger: log.logger)
+    let running = Task { await service.run() }
+    #expect(await advance(clock, within: .seconds(2)) { await service.boardLinks()["desk"] == "connected" } != nil)
+
+    let garbage = (0..<40_960).map { UInt8(truncatingIfNeeded: $0 % 250 + 1) }
+    for start in stride(from: 0, to: garbage.count, by: 512) {
+      try await boardEnd.write(Array(garbage[start..<start + 512]))
+    }
+    let summarised = await advance(clock, by: .milliseconds(100), within: .seconds(40)) {
+      !log.matching("more bytes of line noise").isEmpty
+    }
+    #expect(summarised != nil, "\(log.matching("noise"))")
+    #expect(log.matching("decoded to no frame").count == 1, "the first report, in full")
+    #expect(log.matching("noise").count + log.matching("no frame").count <= 5)
+
+    running.cancel()
+    _ = await running.value
+    boardEnd.close()
+    _ = await boardTask.result
+  }
+
   /// One FAULT flood gave 6 667 identical warnings. Now: the first is logged, then one summary per interval.
   @Test func aFaultFloodIsLoggedOnceThenSummarised() async throws {
     let clock = TestClock()
