@@ -16,14 +16,14 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
   /// What the current session negotiated (version, payload, window); nil while not connected.
   public private(set) var terms: SessionTerms?
   /// Tokens that play on the board as far as this client knows (for lease renewal).
-  public private(set) var playingTokens: Set<UInt32> = []
+  public internal(set) var playingTokens: Set<UInt32> = []
 
-  private let eventSink: AsyncStream<BoardClientEvent>.Continuation
-  private let clock: C
+  let eventSink: AsyncStream<BoardClientEvent>.Continuation
+  let clock: C
   private let start: C.Instant
-  private let options: BoardClientOptions
+  let options: BoardClientOptions
   private var endpoint: LinkEndpoint
-  private var transport: (any ByteTransport)?
+  var transport: (any ByteTransport)?
   private var generation = 0
   private var writer: AsyncStream<(epoch: Int, bytes: [UInt8])>.Continuation?
   /// Bumped whenever the link starts over: output of an earlier epoch still waiting for a slow port is
@@ -32,27 +32,27 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
   private var reader: Task<Void, Never>?
   private var timer: Task<Void, Never>?
   private var leaseRenewal: Task<Void, Never>?
-  private var handshake: Task<Result<BoardInfo, BoardClientError>, Never>?
+  var handshake: Task<Result<BoardInfo, BoardClientError>, Never>?
   private var recovery: Task<Void, Never>?
   /// The idle PING loop (``BoardClientOptions/Liveness/idleProbe``).
-  private var idleProbe: Task<Void, Never>?
+  var idleProbe: Task<Void, Never>?
   /// The handshake loop while the board does not answer.
-  private var probing: Task<Void, Never>?
+  var probing: Task<Void, Never>?
   /// Whether a keepalive went unanswered and the board has not answered since.
-  public private(set) var isUnresponsive = false
+  public internal(set) var isUnresponsive = false
   /// Bytes received since the last valid frame, and those of them not yet reported as line noise.
-  private var noise = (sinceFrame: 0, unreported: 0)
+  var noise = (sinceFrame: 0, unreported: 0)
   /// What the link brings for a command: the board's answer, or why there is none.
-  private typealias LinkResult = Result<Message, BoardClientError>
+  typealias LinkResult = Result<Message, BoardClientError>
 
   private var waiting: [UInt16: CheckedContinuation<LinkResult, Never>] = [:]
   /// Commands of a ``send(inOrder:onAnswer:)`` batch whose caller has not started waiting for them yet.
   private var batched: Set<UInt16> = []
   /// Results that came for batched commands before their caller waited for them.
   private var unclaimed: [UInt16: LinkResult] = [:]
-  private var needsHandshake = true
+  var needsHandshake = true
   private var resentAfterRestart = 0
-  private var isClosed = false
+  var isClosed = false
   /// The serial number of the board this client first connected to: a reconnect must find the same one.
   private var boardSerial: [UInt8]?
 
@@ -202,7 +202,7 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
 
   // MARK: - Session
 
-  private func ensureSession() async throws(BoardClientError) -> BoardInfo {
+  func ensureSession() async throws(BoardClientError) -> BoardInfo {
     if isClosed { throw .closed }
     // The first use opens the session, whether it is connect() or a command.
     if reader == nil, let transport { attach(transport) }
@@ -269,7 +269,7 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
   }
 
   /// Sends without waiting for a session (the handshake's own commands).
-  private func exchange(_ command: Command) async -> LinkResult {
+  func exchange(_ command: Command) async -> LinkResult {
     guard !isClosed else { return .failure(.closed) }
     guard transport != nil else { return .failure(.disconnected(reason: "no transport")) }
     let sequence = endpoint.send(command: command, now: nowMs)
@@ -309,81 +309,6 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
     }
     if case .failure(let error) = await exchange(.lease(ms: options.leaseMs)) { keepaliveFailed("LEASE", error) }
     return true
-  }
-
-  // MARK: - Liveness
-
-  private func startIdleProbe() {
-    guard idleProbe == nil, !isClosed, let period = options.liveness?.idleProbe else { return }
-    let clock = self.clock
-    idleProbe = Task { [weak self] in
-      while true {
-        do { try await clock.sleep(for: period, tolerance: nil) } catch { return }
-        guard let self, await self.probeIdleBoard() else { return }
-      }
-    }
-  }
-
-  /// PINGs a board that has a session and plays nothing (lease renewals watch a playing one); false once
-  /// the client is closed.
-  private func probeIdleBoard() async -> Bool {
-    guard !isClosed else { return false }
-    guard playingTokens.isEmpty, !isUnresponsive, !needsHandshake, handshake == nil, transport != nil else {
-      return true
-    }
-    if case .failure(let error) = await exchange(.ping([])) { keepaliveFailed("PING", error) }
-    return true
-  }
-
-  /// A keepalive went unanswered: the board is marked unresponsive, and HELLO is sent until it answers.
-  private func keepaliveFailed(_ name: String, _ error: BoardClientError) {
-    guard case .timeout = error, let liveness = options.liveness, !isUnresponsive, !isClosed, transport != nil
-    else { return }
-    isUnresponsive = true
-    needsHandshake = true
-    playingTokens.removeAll()  // the board stops at its lease
-    eventSink.yield(.unresponsive(reason: "\(name) got no answer after every retry"))
-    let clock = self.clock
-    probing = Task { [weak self] in
-      var delay = liveness.retryDelay
-      while true {
-        guard let self, await !self.answersAgain() else { return }
-        do { try await clock.sleep(for: delay, tolerance: nil) } catch { return }
-        delay = min(delay * 2, liveness.maxRetryDelay)
-      }
-    }
-  }
-
-  /// One handshake with an unresponsive board; true when it answered (or there is nothing left to probe).
-  private func answersAgain() async -> Bool {
-    guard isUnresponsive, !isClosed, transport != nil else {
-      probing = nil
-      return true
-    }
-    do throws(BoardClientError) {
-      let info = try await ensureSession()
-      let status = try await status()
-      guard isUnresponsive else { return true }
-      isUnresponsive = false
-      probing = nil
-      eventSink.yield(.responsive(info, status))
-      return true
-    } catch {
-      return false
-    }
-  }
-
-  /// Counts bytes that brought no valid frame, and reports a line that carries nothing else.
-  private func noteNoise(_ count: Int, framesDecoded: Bool) {
-    guard !framesDecoded else {
-      noise = (0, 0)
-      return
-    }
-    noise.sinceFrame += count
-    noise.unreported += count
-    guard noise.sinceFrame >= options.noiseThreshold, noise.unreported >= options.noiseThreshold else { return }
-    eventSink.yield(.unreadableLine(bytes: noise.unreported))
-    noise.unreported = 0
   }
 
   // MARK: - Bytes and time
