@@ -30,11 +30,8 @@ final class CapturedLog: Sendable {
       set { metadata[key] = newValue }
     }
 
-    func log(
-      level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String,
-      function: String, line: UInt
-    ) {
-      log.record(level, "\(message)")
+    func log(event: LogEvent) {
+      log.record(event.level, "\(event.message)")
     }
   }
 }
