@@ -88,13 +88,14 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
       var transport: (any ByteTransport)?
       var attempt: BoardClient<C>?
       do {
-        transport = try await connect()
+        let opened = try await connect()
+        transport = opened
         let options = BoardClientOptions(
           timing: linkTiming,
           reconnect: BoardClientOptions.Reconnect(
             initialDelay: .milliseconds(200), maxDelay: .seconds(5), open: connect),
           liveness: BoardClientOptions.Liveness())
-        let client = BoardClient(transport: transport!, clock: clock, options: options)
+        let client = BoardClient(transport: opened, clock: clock, options: options)
         attempt = client
         let info = try await client.connect()
         // A board left ringing by a daemon that died keeps ringing until its lease lapses: report it.
