@@ -446,6 +446,7 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
       generation += 1  // the reader of this transport no longer counts
       transport.close()
       self.transport = nil
+      await transport.waitUntilReleased()  // the next try must not find the port held by this one
       return false
     }
   }
