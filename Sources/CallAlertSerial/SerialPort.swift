@@ -28,7 +28,7 @@ public enum SerialPort {
   /// The duplicate shares the open file description, so the flock lock survives `sp_close`.
   ///
   /// - Throws: ``SerialPortError`` whose description names the port: `no such port /dev/ttyACM9`,
-  ///   `port /dev/ttyACM0 is busy (held by callalert run, PID 4242)` (see ``PortHolder``),
+  ///   `port /dev/ttyACM0 is busy, held by callalert run (PID 4242)` (see ``PortHolder``),
   ///   `permission denied on /dev/ttyACM0 (add yourself to the dialout group)`, an unsupported setting, or
   ///   the libserialport or system failure with its code and message.
   ///

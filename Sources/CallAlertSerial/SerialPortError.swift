@@ -94,11 +94,12 @@ public struct SerialPortError: Error, Hashable, Sendable, CustomStringConvertibl
     self.holder = holder
   }
 
-  /// A sentence a user can act on, such as `port /dev/ttyACM0 is busy (held by callalert run, PID 4242)`.
+  /// A sentence a user can act on, such as `port /dev/ttyACM0 is busy, held by callalert run (PID 4242)`.
   public var description: String {
     switch code {
     case .noSuchPort: return "no such port \(port)"
-    case .busy: return "port \(port) is busy (held by \(holder.map { "\($0)" } ?? "another process"))"
+    case .busy:
+      return holder.map { "port \(port) is busy, held by \($0)" } ?? "port \(port) is busy (held by another process)"
     case .permissionDenied: return "permission denied on \(port) (add yourself to the dialout group)"
     case .notASerialPort: return "\(port) is not a serial port" + (detail.map { " (\($0))" } ?? "")
     case .unsupportedConfiguration: return "unsupported setting on \(port): \(detail ?? "rejected by the driver")"

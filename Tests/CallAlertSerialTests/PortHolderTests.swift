@@ -16,7 +16,7 @@ import Testing
     let error = #expect(throws: SerialPortError.self) { _ = try SerialPort.open(slavePath) }
     #expect(error?.code == .busy)
     #expect(error?.holder?.pid == getpid())
-    #expect(error?.description == "port \(slavePath) is busy (held by this process (PID \(getpid())))")
+    #expect(error?.description == "port \(slavePath) is busy, held by this process (PID \(getpid()))")
   }
 
   @Test func proclocksIsReadForTheLocksOwner() {
