@@ -64,6 +64,10 @@ extension BoardClient {
     }
   }
 
+  /// Bytes received since the last valid frame (every byte received, when none was ever valid): a
+  /// handshake that failed on a line carrying bytes is a wrong baud rate or another device, not silence.
+  public var unreadableBytes: Int { noise.sinceFrame }
+
   /// Counts bytes that brought no valid frame, and reports a line that carries nothing else.
   func noteNoise(_ count: Int, framesDecoded: Bool) {
     guard !framesDecoded else {

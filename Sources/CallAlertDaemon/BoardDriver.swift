@@ -110,10 +110,15 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
         await submit(.boardBack(board: name, playing: playing))
         return
       } catch {
+        let noise = await attempt?.unreadableBytes ?? 0
         // Let go of the port before the next try, or that try would find it held by this very daemon.
         if let attempt { await attempt.close() } else { transport?.close() }
         await transport?.waitUntilReleased()
-        logger.notice("board \(name) not available: \(error); retrying in \(delay)")
+        let hint =
+          noise > 0
+          ? " (the line carried \(noise) bytes that decoded to no frame: a wrong baud rate, or not a CallAlert board?)"
+          : ""
+        logger.notice("board \(name) not available: \(error)\(hint); retrying in \(delay)")
         do { try await clock.sleep(for: delay, tolerance: nil) } catch { return }
         delay = min(delay * 2, .seconds(5))
       }

@@ -186,6 +186,36 @@ struct BoardLinkTests {
     _ = await boardTask.result
   }
 
+  /// Something on the port answers HELLO with bytes that are not frames (a board at another baud rate, a
+  /// modem): the failed handshake says so, instead of only "no answer".
+  @Test func aHandshakeAnsweredWithGarbageSaysSo() async throws {
+    let clock = TestClock()
+    let responders = Mutex<[Task<Void, Never>]>([])
+    let connector: @Sendable () async throws -> any ByteTransport = {
+      let (hostEnd, farEnd) = MemoryTransport.pair()
+      let responder = Task {
+        do {
+          for try await chunk in farEnd.incoming {
+            try await farEnd.write(chunk.map { $0 | 0x80 } + [0x55, 0xAA, 0x7F])  // never a 0x00 delimiter
+          }
+        } catch {}
+      }
+      responders.withLock { $0.append(responder) }
+      return hostEnd
+    }
+    let log = CapturedLog()
+    let service = AlertService(
+      configuration: EngineConfiguration(boards: [AlertBoard(name: "desk")]), connectors: ["desk": connector],
+      clock: clock, logger: log.logger)
+    let running = Task { await service.run() }
+    let said = await advance(clock, within: .seconds(10)) { !log.matching("decoded to no frame").isEmpty }
+    #expect(said != nil, "\(log.matching("desk"))")
+    #expect(log.matching("HELLO got no answer").first?.contains("bytes that decoded to no frame") == true)
+    running.cancel()
+    _ = await running.value
+    for responder in responders.withLock({ $0 }) { responder.cancel() }
+  }
+
   /// One FAULT flood gave 6 667 identical warnings. Now: the first is logged, then one summary per interval.
   @Test func aFaultFloodIsLoggedOnceThenSummarised() async throws {
     let clock = TestClock()
