@@ -170,6 +170,7 @@ let package = Package(
         "CallAlertDaemon", "CallAlertEngine", "CallAlertHistory", "CallAlertVirtualBoard", "CallAlertSerial",
         "CallAlertProtocol",
         .product(name: "Logging", package: "swift-log"),
+        .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ],
       swiftSettings: strictSettings

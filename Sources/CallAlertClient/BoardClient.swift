@@ -16,14 +16,14 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
   /// What the current session negotiated (version, payload, window); nil while not connected.
   public private(set) var terms: SessionTerms?
   /// Tokens that play on the board as far as this client knows (for lease renewal).
-  public private(set) var playingTokens: Set<UInt32> = []
+  public internal(set) var playingTokens: Set<UInt32> = []
 
-  private let eventSink: AsyncStream<BoardClientEvent>.Continuation
-  private let clock: C
+  let eventSink: AsyncStream<BoardClientEvent>.Continuation
+  let clock: C
   private let start: C.Instant
-  private let options: BoardClientOptions
+  let options: BoardClientOptions
   private var endpoint: LinkEndpoint
-  private var transport: (any ByteTransport)?
+  var transport: (any ByteTransport)?
   private var generation = 0
   private var writer: AsyncStream<(epoch: Int, bytes: [UInt8])>.Continuation?
   /// Bumped whenever the link starts over: output of an earlier epoch still waiting for a slow port is
@@ -32,19 +32,27 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
   private var reader: Task<Void, Never>?
   private var timer: Task<Void, Never>?
   private var leaseRenewal: Task<Void, Never>?
-  private var handshake: Task<Result<BoardInfo, BoardClientError>, Never>?
+  var handshake: Task<Result<BoardInfo, BoardClientError>, Never>?
   private var recovery: Task<Void, Never>?
+  /// The idle PING loop (``BoardClientOptions/Liveness/idleProbe``).
+  var idleProbe: Task<Void, Never>?
+  /// The handshake loop while the board does not answer.
+  var probing: Task<Void, Never>?
+  /// Whether a keepalive went unanswered and the board has not answered since.
+  public internal(set) var isUnresponsive = false
+  /// Bytes received since the last valid frame, and those of them not yet reported as line noise.
+  var noise = (sinceFrame: 0, unreported: 0)
   /// What the link brings for a command: the board's answer, or why there is none.
-  private typealias LinkResult = Result<Message, BoardClientError>
+  typealias LinkResult = Result<Message, BoardClientError>
 
   private var waiting: [UInt16: CheckedContinuation<LinkResult, Never>] = [:]
   /// Commands of a ``send(inOrder:onAnswer:)`` batch whose caller has not started waiting for them yet.
   private var batched: Set<UInt16> = []
   /// Results that came for batched commands before their caller waited for them.
   private var unclaimed: [UInt16: LinkResult] = [:]
-  private var needsHandshake = true
+  var needsHandshake = true
   private var resentAfterRestart = 0
-  private var isClosed = false
+  var isClosed = false
   /// The serial number of the board this client first connected to: a reconnect must find the same one.
   private var boardSerial: [UInt8]?
 
@@ -89,7 +97,7 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
   public func close() {
     guard !isClosed else { return }
     isClosed = true
-    for task in [reader, timer, leaseRenewal, recovery] { task?.cancel() }
+    for task in [reader, timer, leaseRenewal, recovery, idleProbe, probing] { task?.cancel() }
     handshake?.cancel()
     writer?.finish()
     transport?.close()
@@ -194,7 +202,7 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
 
   // MARK: - Session
 
-  private func ensureSession() async throws(BoardClientError) -> BoardInfo {
+  func ensureSession() async throws(BoardClientError) -> BoardInfo {
     if isClosed { throw .closed }
     // The first use opens the session, whether it is connect() or a command.
     if reader == nil, let transport { attach(transport) }
@@ -227,6 +235,7 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
       self.info = info
       if boardSerial == nil { boardSerial = info.serial }
       needsHandshake = false
+      startIdleProbe()
       if info.capabilities.leaseMs != options.leaseMs {
         if case .failure(let error) = await exchange(.lease(ms: options.leaseMs)) { return .failure(error) }
         self.info?.capabilities.leaseMs = options.leaseMs
@@ -260,7 +269,7 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
   }
 
   /// Sends without waiting for a session (the handshake's own commands).
-  private func exchange(_ command: Command) async -> LinkResult {
+  func exchange(_ command: Command) async -> LinkResult {
     guard !isClosed else { return .failure(.closed) }
     guard transport != nil else { return .failure(.disconnected(reason: "no transport")) }
     let sequence = endpoint.send(command: command, now: nowMs)
@@ -298,7 +307,7 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
       leaseRenewal = nil
       return false
     }
-    _ = await exchange(.lease(ms: options.leaseMs))
+    if case .failure(let error) = await exchange(.lease(ms: options.leaseMs)) { keepaliveFailed("LEASE", error) }
     return true
   }
 
@@ -333,7 +342,9 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
 
   private func received(_ chunk: [UInt8], generation: Int) {
     guard generation == self.generation else { return }
+    let framesBefore = endpoint.decoder.counters.frames
     handle(endpoint.receive(chunk, now: nowMs))
+    noteNoise(chunk.count, framesDecoded: endpoint.decoder.counters.frames != framesBefore)
     flush()
     reschedule()
   }
@@ -352,7 +363,8 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
       case .actuators(let trace):
         eventSink.yield(.actuators(trace))
       case .peerRestarted(let nonce):
-        if handshake == nil, let info, info.bootNonce != nonce { boardRestarted() }
+        // While unresponsive, the probing handshake reopens the session and reports it.
+        if handshake == nil, !isUnresponsive, let info, info.bootNonce != nonce { boardRestarted() }
       case .command, .eventAcknowledged, .eventsStalled, .dropped, .unreadable:
         break  // board-side deliveries, or line noise the counters already record
       }
@@ -389,6 +401,11 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
     needsHandshake = true
     playingTokens.removeAll()
     info = nil
+    // Unplugged: the reconnect policy takes over from the probing handshakes.
+    probing?.cancel()
+    probing = nil
+    isUnresponsive = false
+    noise = (0, 0)
     failWaiting(.disconnected(reason: reason))
     eventSink.yield(.disconnected(reason: reason))
     if let reconnect = options.reconnect { startReconnecting(reconnect) }
@@ -429,6 +446,7 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
       generation += 1  // the reader of this transport no longer counts
       transport.close()
       self.transport = nil
+      await transport.waitUntilReleased()  // the next try must not find the port held by this one
       return false
     }
   }

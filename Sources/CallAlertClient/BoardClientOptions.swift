@@ -14,6 +14,39 @@ public struct BoardClientOptions: Sendable {
   /// HELLO exchanges (each with every try of ``timing``) before a handshake fails: more than one gives a
   /// board behind a slow, backed-up line time to answer; a probe of an unknown port wants one.
   public var handshakeAttempts: Int
+  /// Watching that the board still answers; nil (the default) leaves a silent board to the next command.
+  public var liveness: Liveness?
+  /// Bytes without a valid frame before the line is reported as unreadable (see
+  /// ``BoardClientEvent/unreadableLine(bytes:)``): more than the largest frame, so that a frame arriving in
+  /// pieces never counts.
+  public var noiseThreshold: Int
+
+  /// How the client keeps an eye on a board that stays plugged in but may stop answering.
+  ///
+  /// The keepalives are the lease renewals while something plays (every third of the lease) and, when
+  /// ``idleProbe`` is set, a PING at that period while nothing plays. One that goes unanswered through every
+  /// retry marks the board unresponsive (``BoardClientEvent/unresponsive(reason:)``): with the default
+  /// lease of 3 s and the v1 retry rules, within 1.6 s of the last answer, before the board's own lease
+  /// runs out. The client then sends HELLO at once, then after `retryDelay`, doubling up to
+  /// `maxRetryDelay`, until the board answers (``BoardClientEvent/responsive(_:_:)``).
+  public struct Liveness: Sendable {
+    /// The PING period while nothing plays; nil: idle boards are not probed.
+    public var idleProbe: Duration?
+    /// The first pause between handshakes with an unresponsive board.
+    public var retryDelay: Duration
+    /// The longest pause between them.
+    public var maxRetryDelay: Duration
+
+    /// Creates a policy.
+    public init(
+      idleProbe: Duration? = .seconds(3), retryDelay: Duration = .milliseconds(500),
+      maxRetryDelay: Duration = .seconds(5)
+    ) {
+      self.idleProbe = idleProbe
+      self.retryDelay = retryDelay
+      self.maxRetryDelay = maxRetryDelay
+    }
+  }
 
   /// Reopening a board that went away: the opener is called with growing pauses until it succeeds and the
   /// board that answers has the same serial number.
@@ -42,12 +75,14 @@ public struct BoardClientOptions: Sendable {
   /// Creates options.
   public init(
     hello: Hello = Hello(window: 8), timing: LinkTiming = .standard, leaseMs: UInt16 = 3_000,
-    reconnect: Reconnect? = nil, handshakeAttempts: Int = 3
+    reconnect: Reconnect? = nil, handshakeAttempts: Int = 3, liveness: Liveness? = nil, noiseThreshold: Int = 2_048
   ) {
     self.hello = hello
     self.timing = timing
     self.leaseMs = leaseMs
     self.reconnect = reconnect
     self.handshakeAttempts = max(1, handshakeAttempts)
+    self.liveness = liveness
+    self.noiseThreshold = max(1, noiseThreshold)
   }
 }

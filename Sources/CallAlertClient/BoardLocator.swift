@@ -33,6 +33,10 @@ public enum BoardLocator {
     public var board: BoardInfo?
     /// Why probing failed, when it was probed and failed.
     public var probeError: String?
+    /// Whether probing found the port held by another open (a running daemon, a terminal program).
+    public var isBusy = false
+    /// Who holds it, when ``isBusy`` and the holder could be found.
+    public var heldBy: PortHolder?
 
     /// Whether the port's USB IDs are CallAlert's.
     public var hasCallAlertIDs: Bool { info?.usbVendorID == usbVendorID && info?.usbProductID == usbProductID }
@@ -57,24 +61,46 @@ public enum BoardLocator {
   public static func discover(probeAll: Bool = false) async -> [Port] {
     var ports = ((try? SerialPortInfo.list()) ?? []).map { Port(path: $0.name, info: $0) }
     if access(virtualBoardLink, F_OK) == 0 { ports.append(Port(path: virtualBoardLink)) }
-    for index in ports.indices where probeAll || isLikelyBoard(ports[index]) {
+    return await probe(ports, all: probeAll)
+  }
+
+  /// Probes the likely boards among `ports` (every one with `all`): a board's INFO, or why not, and for a
+  /// port held by another process, who holds it.
+  static func probe(_ ports: [Port], all: Bool) async -> [Port] {
+    var ports = ports
+    for index in ports.indices where all || isLikelyBoard(ports[index]) {
       do {
         ports[index].board = try await probe(ports[index].path)
       } catch {
         ports[index].probeError = "\(error)"
+        if let error = error as? SerialPortError, error.code == .busy {
+          ports[index].isBusy = true
+          ports[index].heldBy = error.holder
+        }
       }
     }
     return ports
   }
 
   /// Resolves a `--port` value: a path is returned as it is; `auto` is the only port with a board behind
-  /// it. Errs clearly when there is none or more than one.
+  /// it. Errs clearly when there is none or more than one, and when the only candidates are held by
+  /// another process (a running daemon), naming it.
   public static func resolve(_ port: String) async throws(BoardLocatorError) -> String {
     guard port == "auto" else { return port }
-    let found = await discover().filter { $0.board != nil }
+    return try choose(from: await discover())
+  }
+
+  /// The only port with a board behind it, among probed ports.
+  static func choose(from ports: [Port]) throws(BoardLocatorError) -> String {
+    let found = ports.filter { $0.board != nil }
     switch found.count {
     case 1: return found[0].path
-    case 0: throw .noBoard
+    case 0:
+      let busy = ports.filter(\.isBusy)
+      guard busy.isEmpty else {
+        throw .busy(busy.map { BoardLocatorError.HeldPort(path: $0.path, holder: $0.heldBy) })
+      }
+      throw .noBoard
     default:
       throw .severalBoards(found.map { "\($0.path) (serial \(String(decoding: $0.board!.serial, as: UTF8.self)))" })
     }
@@ -93,6 +119,22 @@ public enum BoardLocatorError: Error, Equatable, CustomStringConvertible {
   case noBoard
   /// More than one did.
   case severalBoards([String])
+  /// None answered, and these likely ports are held by another process (a running `callalert run`).
+  case busy([HeldPort])
+
+  /// A port that another process holds, and who when known.
+  public struct HeldPort: Equatable, Sendable {
+    /// The port's path.
+    public var path: String
+    /// The process that holds it, when it could be found.
+    public var holder: PortHolder?
+
+    /// Creates an entry.
+    public init(path: String, holder: PortHolder?) {
+      self.path = path
+      self.holder = holder
+    }
+  }
 
   /// A message naming what to do.
   public var description: String {
@@ -102,6 +144,11 @@ public enum BoardLocatorError: Error, Equatable, CustomStringConvertible {
         + "or start a virtual one with `callalert board simulate`, or pass --port PATH"
     case .severalBoards(let boards):
       "several CallAlert boards found: \(boards.joined(separator: ", ")); pass --port PATH to pick one"
+    case .busy(let ports):
+      "no free CallAlert board: "
+        + ports.map { "\($0.path) is busy, held by \($0.holder.map { "\($0)" } ?? "another process")" }
+        .joined(separator: "; ")
+        + "; stop that process to use the board directly (a running daemon answers `callalert status`)"
     }
   }
 }

@@ -118,6 +118,14 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
     return infos
   }
 
+  /// How each board's link stands, by name: `connecting`, `connected`, `unresponsive` (the port is open but
+  /// the board stopped answering) or `disconnected`.
+  public func boardLinks() async -> [String: String] {
+    var links: [String: String] = [:]
+    for (name, driver) in drivers { links[name] = await driver.link.rawValue }
+    return links
+  }
+
   /// Connects every board and serves until cancelled; then stops every board and returns.
   public func run() async {
     await withTaskGroup(of: Void.self) { group in

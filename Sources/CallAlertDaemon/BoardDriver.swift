@@ -24,6 +24,15 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
   private var tasks: [Task<Void, Never>] = []
   /// Played-token bookkeeping: the engine's token, and the fallback used when the board refused a slot.
   private var lastInfo: BoardInfo?
+  /// How the link stands, for `status`.
+  private(set) var link = BoardLinkState.connecting
+  /// Repeated FAULTs and line noise: the first logged, then a summary per interval.
+  private var throttle = LogThrottle(intervalMs: BoardDriver.logSummaryIntervalMs)
+  private var summaryTimer: Task<Void, Never>?
+  private let start: C.Instant
+
+  /// How long one summary of repeated log lines covers.
+  static var logSummaryIntervalMs: UInt64 { 10_000 }
 
   init(
     name: String, clock: C, logger: Logger, linkTiming: LinkTiming = .standard, connect: @escaping Connector,
@@ -35,6 +44,7 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
     self.logger = logger
     self.connect = connect
     self.submit = submit
+    start = clock.now
     (commandStream, commands) = AsyncStream.makeStream(of: EngineEffect.self)
   }
 
@@ -64,6 +74,7 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
     } onCancel: {
       worker.cancel()
     }
+    summaryTimer?.cancel()
     if let client {
       _ = try? await client.stop()
       await client.close()
@@ -74,13 +85,18 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
   private func connectWithBackoff() async {
     var delay = Duration.milliseconds(200)
     while !Task.isCancelled {
+      var transport: (any ByteTransport)?
+      var attempt: BoardClient<C>?
       do {
-        let transport = try await connect()
+        let opened = try await connect()
+        transport = opened
         let options = BoardClientOptions(
           timing: linkTiming,
           reconnect: BoardClientOptions.Reconnect(
-            initialDelay: .milliseconds(200), maxDelay: .seconds(5), open: connect))
-        let client = BoardClient(transport: transport, clock: clock, options: options)
+            initialDelay: .milliseconds(200), maxDelay: .seconds(5), open: connect),
+          liveness: BoardClientOptions.Liveness())
+        let client = BoardClient(transport: opened, clock: clock, options: options)
+        attempt = client
         let info = try await client.connect()
         // A board left ringing by a daemon that died keeps ringing until its lease lapses: report it.
         let playing = try? await client.status().token
@@ -94,7 +110,15 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
         await submit(.boardBack(board: name, playing: playing))
         return
       } catch {
-        logger.notice("board \(name) not available: \(error); retrying in \(delay)")
+        let noise = await attempt?.unreadableBytes ?? 0
+        // Let go of the port before the next try, or that try would find it held by this very daemon.
+        if let attempt { await attempt.close() } else { transport?.close() }
+        await transport?.waitUntilReleased()
+        let hint =
+          noise > 0
+          ? " (the line carried \(noise) bytes that decoded to no frame: a wrong baud rate, or not a CallAlert board?)"
+          : ""
+        logger.notice("board \(name) not available: \(error)\(hint); retrying in \(delay)")
         do { try await clock.sleep(for: delay, tolerance: nil) } catch { return }
         delay = min(delay * 2, .seconds(5))
       }
@@ -103,6 +127,7 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
 
   private func connected(_ info: BoardInfo) {
     lastInfo = info
+    link = .connected
     logger.info(
       "board \(name) connected: serial \(String(decoding: info.serial, as: UTF8.self)), table v\(info.table.version)")
   }
@@ -114,8 +139,26 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
     case .event(.playEnded(let ended)):
       await submit(.playEnded(board: name, token: ended.token, reason: ended.reason))
     case .event(.fault(let fault)):
-      logger.warning(
-        "board \(name) fault \(fault.code.map { "\($0)" } ?? "code \(fault.rawCode)"), detail \(fault.detail)")
+      let kind = "fault \(fault.code.map { "\($0)" } ?? "code \(fault.rawCode)")"
+      if throttle.admit(kind, at: nowMs) {
+        logger.warning("board \(name) \(kind), detail \(fault.detail)")
+      }
+      scheduleSummaries()
+    case .unreadableLine(let bytes):
+      if throttle.admit("line noise", amount: bytes, at: nowMs) {
+        logger.warning(
+          "board \(name): \(bytes) bytes on the line decoded to no frame (a wrong baud rate, or not a CallAlert board on this port?)"
+        )
+      }
+      scheduleSummaries()
+    case .unresponsive(let reason):
+      link = .unresponsive
+      logger.warning("board \(name) not answering (\(reason)); marked unresponsive, calling it until it answers")
+      await submit(.boardLost(board: name))
+    case .responsive(let info, let status):
+      connected(info)
+      logger.notice("board \(name) answers again; session reopened")
+      await submit(.boardBack(board: name, playing: status.token))
     case .event: break
     case .actuators: break
     case .restarted(let info):
@@ -124,6 +167,7 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
       await submit(.boardBack(board: name))
     case .disconnected(let reason):
       lastInfo = nil
+      link = .disconnected
       logger.warning("board \(name) lost: \(reason)")
       await submit(.boardLost(board: name))
     case .reconnected(let info, let status):
@@ -131,7 +175,38 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
       await submit(.boardBack(board: name, playing: status.token))
     case .closed:
       lastInfo = nil
+      link = .disconnected
     }
+  }
+
+  /// The driver's clock in milliseconds since it was made.
+  private var nowMs: UInt64 {
+    let (seconds, attoseconds) = start.duration(to: clock.now).components
+    return UInt64(max(0, seconds)) * 1_000 + UInt64(max(0, attoseconds)) / 1_000_000_000_000_000
+  }
+
+  /// Wakes at the end of the throttle's interval to log what it held back.
+  private func scheduleSummaries() {
+    guard summaryTimer == nil, let deadline = throttle.nextDeadlineMs else { return }
+    let at = start.advanced(by: .milliseconds(Int64(clamping: deadline)))
+    let clock = self.clock
+    summaryTimer = Task { [weak self] in
+      do { try await clock.sleep(until: at, tolerance: nil) } catch { return }
+      await self?.logSummaries()
+    }
+  }
+
+  private func logSummaries() {
+    summaryTimer = nil
+    let seconds = Self.logSummaryIntervalMs / 1_000
+    for summary in throttle.due(at: nowMs) {
+      if summary.key == "line noise" {
+        logger.warning("board \(name): \(summary.amount) more bytes of line noise in the last \(seconds) s")
+      } else {
+        logger.warning("board \(name) \(summary.key) repeated \(summary.count) more times in the last \(seconds) s")
+      }
+    }
+    scheduleSummaries()
   }
 
   private func perform(_ effect: EngineEffect) async {
@@ -158,6 +233,20 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
       }
     } catch {
       logger.warning("board \(name): \(effect) failed: \(error)")
+      // Nothing plays there: the engine must not report the call as playing on this board.
+      if case .play(_, let token, _, _, _) = effect { await submit(.playFailed(board: name, token: token)) }
     }
   }
+}
+
+/// How a board's link stands, as `status` reports it.
+enum BoardLinkState: String, Sendable {
+  /// Not connected yet (the first handshake has not succeeded).
+  case connecting
+  /// A session is open and the board answers.
+  case connected
+  /// The port is open but the board stopped answering; the daemon calls it until it answers.
+  case unresponsive
+  /// The port went away (unplugged); the daemon reopens it when the board comes back.
+  case disconnected
 }

@@ -45,7 +45,8 @@ struct ControlHandler<C: Clock>: Sendable where C.Duration == Duration {
     case .status:
       let snapshot = await service.snapshot()
       let infos = await service.boardInfos()
-      return ControlResponse.ok("status", StatusReport(snapshot, boardInfos: infos))
+      let links = await service.boardLinks()
+      return ControlResponse.ok("status", StatusReport(snapshot, boardInfos: infos, boardLinks: links))
     case .history(let missedOnly, let limit):
       do {
         return ControlResponse.ok("calls", try await history.calls(missedOnly: missedOnly, limit: limit))
@@ -114,8 +115,10 @@ public struct StatusReport: Codable, Sendable {
     public var tableVersion: UInt32?
     /// The call it plays now.
     public var playingCall: String?
+    /// How its link stands: `connecting`, `connected`, `unresponsive` or `disconnected`.
+    public var link: String?
     enum CodingKeys: String, CodingKey {
-      case name, connected, serial, firmware, tableVersion = "table_version", playingCall = "playing_call"
+      case name, connected, serial, firmware, tableVersion = "table_version", playingCall = "playing_call", link
     }
   }
 
@@ -142,7 +145,7 @@ public struct StatusReport: Codable, Sendable {
 
   enum CodingKeys: String, CodingKey { case calls, missed, doNotDisturb = "do_not_disturb", boards }
 
-  init(_ snapshot: EngineSnapshot, boardInfos: [String: BoardInfo]) {
+  init(_ snapshot: EngineSnapshot, boardInfos: [String: BoardInfo], boardLinks: [String: String] = [:]) {
     calls = snapshot.activeCalls.map {
       Call(
         id: $0.call.id, caller: $0.callerE164 ?? $0.call.callerNumber, name: $0.call.callerName,
@@ -162,7 +165,8 @@ public struct StatusReport: Codable, Sendable {
       return Board(
         name: board.name, connected: board.connected, serial: info.map { String(decoding: $0.serial, as: UTF8.self) },
         firmware: info.map { "\($0.firmware.major).\($0.firmware.minor).\($0.firmware.patch)" },
-        tableVersion: info.map(\.table.version), playingCall: board.callID)
+        tableVersion: info.map(\.table.version), playingCall: board.token == nil ? nil : board.callID,
+        link: boardLinks[board.name])
     }
   }
 }

@@ -80,6 +80,15 @@ extension AlertEngine {
     effects.append(.indicator(board: name, missed.isEmpty ? Self.indicatorOff : configuration.missedIndicator))
   }
 
+  /// A PLAY failed: the board plays nothing, so it is no longer reported as playing the call. It keeps the
+  /// call as its choice, so that the engine does not send the same failing PLAY again; a later change of
+  /// choice, or the board coming back, sends a new one. Only the board's current token counts.
+  mutating func playFailed(on name: String, token: UInt32) {
+    guard var state = boards[name], state.connected, state.token == token else { return }
+    state.token = nil
+    boards[name] = state
+  }
+
   /// How many times one call is restarted on one board after the board ended it by itself.
   static let maximumRestarts = 3
 

@@ -73,6 +73,8 @@ public struct AlertEngine: Sendable {
       boardBack(board, playing: playing, at: now, into: &effects)
     case .playEnded(let board, let token, let reason):
       playEnded(on: board, token: token, reason: reason, at: now, into: &effects)
+    case .playFailed(let board, let token):
+      playFailed(on: board, token: token)
     }
     return effects
   }

@@ -23,6 +23,10 @@ public enum EngineInput: Equatable, Sendable {
   case boardBack(board: String, playing: UInt32? = nil)
   /// A board reports that a play ended by itself (its own cap, its lease, a fault, or its button).
   case playEnded(board: String, token: UInt32, reason: PlayEndReason)
+  /// The PLAY for `token` did not reach the board or was refused: nothing plays there. The board stays
+  /// idle for that call (no PLAY is sent again on its own); a board that stopped answering is reported
+  /// with ``boardLost(board:)`` and catches up on ``boardBack(board:playing:)``.
+  case playFailed(board: String, token: UInt32)
 }
 
 /// What the engine asks for: board commands and events to publish and record.

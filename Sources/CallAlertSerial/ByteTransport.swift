@@ -20,4 +20,13 @@ public protocol ByteTransport: AnyObject, Sendable {
 
   /// Closes the transport. Calling it again does nothing.
   func close()
+
+  /// Returns once a closed transport has let go of what it holds (a port's descriptor and lock), so that
+  /// the port can be opened again at once. Transports that hold nothing return at once.
+  func waitUntilReleased() async
+}
+
+extension ByteTransport {
+  /// Returns at once: this transport holds nothing that outlives ``close()``.
+  public func waitUntilReleased() async {}
 }

@@ -71,21 +71,27 @@ public enum PseudoTerminal {
   /// otherwise outlive it and lock non-root hosts out until the master closes).
   ///
   /// - Throws: ``SerialPortError`` with code ``SerialPortError/Code/noSuchPort`` when nothing is at `path`,
-  ///   ``SerialPortError/Code/busy`` when another open holds it, ``SerialPortError/Code/permissionDenied``,
+  ///   ``SerialPortError/Code/busy`` when another open holds it (naming the holder when it can be found,
+  ///   see ``PortHolder``), ``SerialPortError/Code/permissionDenied``,
   ///   or ``SerialPortError/Code/notASerialPort`` when `path` is not a terminal.
   ///
   /// The corresponding C functions are `open`, `flock`, `ioctl(TIOCEXCL)`, `cfmakeraw` and `tcsetattr`.
   public static func openSlave(
     _ path: String, baudRate: Int = SerialPort.defaultBaudRate
   ) throws(SerialPortError) -> DescriptorChannel {
-    let descriptor = try openTerminal(path)
+    let descriptor: CInt
+    do throws(SerialPortError) {
+      descriptor = try openTerminal(path)
+    } catch {
+      throw error.namingHolder(of: path)  // EBUSY: TIOCEXCL set by a holder, and we are not root
+    }
     do throws(SerialPortError) {
       // Lock before touching the settings, so a second open never disturbs the line of the one that holds it.
       try Terminal.takeExclusiveAccess(descriptor, port: path)
       try Terminal.makeRaw(descriptor, baudRate: baudRate, port: path)
     } catch {
       _ = systemClose(descriptor)
-      throw error
+      throw error.namingHolder(of: path)
     }
     return try DescriptorChannel(
       taking: FileDescriptor(rawValue: descriptor), name: path, holdsExclusiveAccess: true)

@@ -28,7 +28,7 @@ public enum SerialPort {
   /// The duplicate shares the open file description, so the flock lock survives `sp_close`.
   ///
   /// - Throws: ``SerialPortError`` whose description names the port: `no such port /dev/ttyACM9`,
-  ///   `port /dev/ttyACM0 is busy (held by another process)`,
+  ///   `port /dev/ttyACM0 is busy, held by callalert run (PID 4242)` (see ``PortHolder``),
   ///   `permission denied on /dev/ttyACM0 (add yourself to the dialout group)`, an unsupported setting, or
   ///   the libserialport or system failure with its code and message.
   ///
@@ -37,6 +37,15 @@ public enum SerialPort {
   public static func open(
     _ path: String, baudRate: Int = defaultBaudRate
   ) throws(SerialPortError) -> DescriptorChannel {
+    do throws(SerialPortError) {
+      return try openUnnamed(path, baudRate: baudRate)
+    } catch {
+      // Only now, on the rare busy path, look for the holder: `/proc` is read for the error, never to open.
+      throw error.namingHolder(of: path)
+    }
+  }
+
+  private static func openUnnamed(_ path: String, baudRate: Int) throws(SerialPortError) -> DescriptorChannel {
     if PseudoTerminal.isSlavePath(path) {
       return try PseudoTerminal.openSlave(path, baudRate: baudRate)
     }

@@ -76,11 +76,13 @@ public struct SerialPortError: Error, Hashable, Sendable, CustomStringConvertibl
   public let systemMessage: String?
   /// Extra words about the failure, such as the rejected setting.
   public let detail: String?
+  /// For ``Code/busy``: the process that holds the port, when it could be found.
+  public let holder: PortHolder?
 
   /// Creates an error; the module's own code uses the factories below.
   public init(
     code: Code, port: String, function: String? = nil, libserialportResult: Int32? = nil,
-    systemErrorNumber: Int32? = nil, systemMessage: String? = nil, detail: String? = nil
+    systemErrorNumber: Int32? = nil, systemMessage: String? = nil, detail: String? = nil, holder: PortHolder? = nil
   ) {
     self.code = code
     self.port = port
@@ -89,13 +91,15 @@ public struct SerialPortError: Error, Hashable, Sendable, CustomStringConvertibl
     self.systemErrorNumber = systemErrorNumber
     self.systemMessage = systemMessage
     self.detail = detail
+    self.holder = holder
   }
 
-  /// A sentence a user can act on, such as `port /dev/ttyACM0 is busy (held by another process)`.
+  /// A sentence a user can act on, such as `port /dev/ttyACM0 is busy, held by callalert run (PID 4242)`.
   public var description: String {
     switch code {
     case .noSuchPort: return "no such port \(port)"
-    case .busy: return "port \(port) is busy (held by another process)"
+    case .busy:
+      return holder.map { "port \(port) is busy, held by \($0)" } ?? "port \(port) is busy (held by another process)"
     case .permissionDenied: return "permission denied on \(port) (add yourself to the dialout group)"
     case .notASerialPort: return "\(port) is not a serial port" + (detail.map { " (\($0))" } ?? "")
     case .unsupportedConfiguration: return "unsupported setting on \(port): \(detail ?? "rejected by the driver")"
@@ -162,6 +166,14 @@ extension SerialPortError {
     SerialPortError(
       code: .disconnected, port: port, function: function, systemErrorNumber: number,
       systemMessage: number.map { SystemError(number: $0).message })
+  }
+
+  /// The same error naming the process that holds `path`, for a ``Code/busy`` one (others unchanged).
+  func namingHolder(of path: String) -> Self {
+    guard code == .busy, holder == nil, let found = PortHolder.find(path) else { return self }
+    return SerialPortError(
+      code: code, port: port, function: function, libserialportResult: libserialportResult,
+      systemErrorNumber: systemErrorNumber, systemMessage: systemMessage, detail: detail, holder: found)
   }
 
   /// A use of a transport after it was closed locally.

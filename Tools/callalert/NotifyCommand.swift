@@ -180,7 +180,8 @@ extension CallAlertCommand {
       // Names, ids and serials come from outside (a push, a board): shown safely, never raw to the terminal.
       func shown(_ value: Any?) -> String { DisplayText.excerpt(value.map { "\($0)" } ?? "") }
       for board in status["boards"] as? [[String: Any]] ?? [] {
-        let state = (board["connected"] as? Bool) == true ? "connected" : "not connected"
+        let state =
+          board["link"] as? String ?? ((board["connected"] as? Bool) == true ? "connected" : "not connected")
         let serial = board["serial"].map { ", serial \(shown($0))" } ?? ""
         let playing = board["playing_call"].map { ", ringing \(shown($0))" } ?? ""
         print("board \(shown(board["name"])): \(state)\(serial)\(playing)")

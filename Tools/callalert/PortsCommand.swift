@@ -43,6 +43,8 @@ extension CallAlertCommand {
           let f = board.firmware
           line +=
             "  => CallAlert board \(String(decoding: board.serial, as: UTF8.self)), firmware \(f.major).\(f.minor).\(f.patch)"
+        } else if port.isBusy {
+          line += "  (busy: held by \(port.heldBy.map { "\($0)" } ?? "another process"))"
         } else if let error = port.probeError {
           line += "  (no board: \(error))"
         }
@@ -63,6 +65,13 @@ struct PortJSON: Encodable {
   let serialNumber: String?
   let board: BoardInfoJSON?
   let probeError: String?
+  let heldBy: HolderJSON?
+
+  /// The process holding a busy port.
+  struct HolderJSON: Encodable {
+    let pid: Int32
+    let command: String?
+  }
 
   init(_ port: BoardLocator.Port) {
     path = port.path
@@ -74,10 +83,11 @@ struct PortJSON: Encodable {
     serialNumber = port.info?.serialNumber
     board = port.board.map(BoardInfoJSON.init)
     probeError = port.probeError
+    heldBy = port.heldBy.map { HolderJSON(pid: $0.pid, command: $0.command) }
   }
 
   enum CodingKeys: String, CodingKey {
     case path, transport, usbVendorId = "usb_vendor_id", usbProductId = "usb_product_id", manufacturer, product
-    case serialNumber = "serial_number", board, probeError = "probe_error"
+    case serialNumber = "serial_number", board, probeError = "probe_error", heldBy = "held_by"
   }
 }

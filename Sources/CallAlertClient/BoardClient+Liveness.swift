@@ -1,0 +1,83 @@
+import CallAlertProtocol
+
+/// Liveness: keepalives that notice a board which stays plugged in but stops answering, the handshakes
+/// that bring it back, and the report of a line that carries only noise. See
+/// ``BoardClientOptions/Liveness``.
+extension BoardClient {
+  func startIdleProbe() {
+    guard idleProbe == nil, !isClosed, let period = options.liveness?.idleProbe else { return }
+    let clock = self.clock
+    idleProbe = Task { [weak self] in
+      while true {
+        do { try await clock.sleep(for: period, tolerance: nil) } catch { return }
+        guard let self, await self.probeIdleBoard() else { return }
+      }
+    }
+  }
+
+  /// PINGs a board that has a session and plays nothing (lease renewals watch a playing one); false once
+  /// the client is closed.
+  func probeIdleBoard() async -> Bool {
+    guard !isClosed else { return false }
+    guard playingTokens.isEmpty, !isUnresponsive, !needsHandshake, handshake == nil, transport != nil else {
+      return true
+    }
+    if case .failure(let error) = await exchange(.ping([])) { keepaliveFailed("PING", error) }
+    return true
+  }
+
+  /// A keepalive went unanswered: the board is marked unresponsive, and HELLO is sent until it answers.
+  func keepaliveFailed(_ name: String, _ error: BoardClientError) {
+    guard case .timeout = error, let liveness = options.liveness, !isUnresponsive, !isClosed, transport != nil
+    else { return }
+    isUnresponsive = true
+    needsHandshake = true
+    playingTokens.removeAll()  // the board stops at its lease
+    eventSink.yield(.unresponsive(reason: "\(name) got no answer after every retry"))
+    let clock = self.clock
+    probing = Task { [weak self] in
+      var delay = liveness.retryDelay
+      while true {
+        guard let self, await !self.answersAgain() else { return }
+        do { try await clock.sleep(for: delay, tolerance: nil) } catch { return }
+        delay = min(delay * 2, liveness.maxRetryDelay)
+      }
+    }
+  }
+
+  /// One handshake with an unresponsive board; true when it answered (or there is nothing left to probe).
+  func answersAgain() async -> Bool {
+    guard isUnresponsive, !isClosed, transport != nil else {
+      probing = nil
+      return true
+    }
+    do throws(BoardClientError) {
+      let info = try await ensureSession()
+      let status = try await status()
+      guard isUnresponsive else { return true }
+      isUnresponsive = false
+      probing = nil
+      eventSink.yield(.responsive(info, status))
+      return true
+    } catch {
+      return false
+    }
+  }
+
+  /// Bytes received since the last valid frame (every byte received, when none was ever valid): a
+  /// handshake that failed on a line carrying bytes is a wrong baud rate or another device, not silence.
+  public var unreadableBytes: Int { noise.sinceFrame }
+
+  /// Counts bytes that brought no valid frame, and reports a line that carries nothing else.
+  func noteNoise(_ count: Int, framesDecoded: Bool) {
+    guard !framesDecoded else {
+      noise = (0, 0)
+      return
+    }
+    noise.sinceFrame += count
+    noise.unreported += count
+    guard noise.sinceFrame >= options.noiseThreshold, noise.unreported >= options.noiseThreshold else { return }
+    eventSink.yield(.unreadableLine(bytes: noise.unreported))
+    noise.unreported = 0
+  }
+}

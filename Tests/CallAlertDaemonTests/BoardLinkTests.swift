@@ -1,0 +1,252 @@
+import CallAlertDaemon
+import CallAlertEngine
+import CallAlertProtocol
+import CallAlertSerial
+import CallAlertVirtualBoard
+import Clocks
+import Foundation
+import Logging
+import Synchronization
+import Testing
+
+/// The daemon's hold on its boards: a first handshake that fails, a board that goes deaf mid-ring, a
+/// board that floods its FAULTs.
+@Suite("Board link", .timeLimit(.minutes(1)))
+struct BoardLinkTests {
+  /// Before the fix every retry said the port was busy, held by the daemon itself: the first attempt's
+  /// transport was never closed. Here the board starts only at the third open; the daemon connects then,
+  /// and no descriptor on the port is left open across the failed attempts.
+  @Test func aBoardThatMissesItsFirstHandshakesIsConnectedOnceItAnswersAndNothingHoldsThePort() async throws {
+    let (master, slavePath) = try PseudoTerminal.open()
+    // The board's end must not see a hang-up each time a try closes the port (a real board does not).
+    let keepAlive = try PseudoTerminal.holdOpen(slavePath: slavePath)
+    defer { keepAlive.close() }
+    let (playback, playing) = AsyncStream.makeStream(of: UInt32?.self)
+    let board = Mutex<VirtualBoard?>(VirtualBoard())
+    board.withLock { $0?.onPlaybackChange = { playing.yield($0) } }
+    let runner = Mutex<(VirtualBoardRunner<ContinuousClock>, Task<Void, any Error>)?>(nil)
+    let openedBefore = Mutex<[Int]>([])
+    let opens = Mutex(0)
+    let connector: @Sendable () async throws -> any ByteTransport = {
+      openedBefore.withLock { $0.append(descriptorsOpen(on: slavePath)) }
+      if opens.withLock({
+        $0 += 1; return $0
+      }) == 3,
+        let virtual = board.withLock({ b in
+          defer { b = nil }; return b
+        })
+      {
+        let started = VirtualBoardRunner(
+          board: virtual, transport: try DescriptorChannel(taking: master, name: slavePath), clock: ContinuousClock())
+        runner.withLock { $0 = (started, Task { try await started.run() }) }
+      }
+      return try SerialPort.open(slavePath)
+    }
+    let log = CapturedLog()
+    let service = AlertService(
+      configuration: EngineConfiguration(boards: [AlertBoard(name: "desk")], defaultPattern: .named("DE")),
+      connectors: ["desk": connector], clock: ContinuousClock(), logger: log.logger,
+      linkTiming: LinkTiming(baseTimeoutMs: 20, maxTries: 2))
+    let running = Task { await service.run() }
+    await service.submit(.call(IncomingCall(id: "c1")))
+
+    // It rings once the board answers.
+    let rang = await finishing(within: 20) {
+      for await token in playback where token != nil { return true }
+      return false
+    }
+    #expect(rang == true, "the board rang once it answered; log: \(log.matching("board desk"))")
+    #expect(opens.withLock { $0 } >= 3)
+    // Open on the port before each try: the keep-alive alone, never a descriptor left by an earlier try.
+    #expect(openedBefore.withLock { $0 }.allSatisfy { $0 == 1 }, "at each try: \(openedBefore.withLock { $0 })")
+    #expect(descriptorsOpen(on: slavePath) == 2, "the keep-alive and the session's")
+    #expect(log.matching("is busy").isEmpty, "no try found the port held: \(log.matching("is busy"))")
+    #expect(await service.boardLinks()["desk"] == "connected")
+
+    running.cancel()
+    _ = await running.value
+    if let (started, task) = runner.withLock({ $0 }) {
+      await started.stop()
+      _ = await task.result
+    }
+  }
+
+  /// A board whose wire goes silent mid-ring: within one lease `status` shows it unresponsive and a line is
+  /// logged; when the wire comes back it is re-handshaken and the PLAY sent again: its buzzer runs again.
+  @Test func aDeafBoardIsMarkedUnresponsiveAndRingsAgainWhenItAnswers() async throws {
+    let clock = TestClock()
+    let (hostEnd, boardEnd) = MemoryTransport.pair()
+    let line = SilenceableLine(wrapping: boardEnd)
+    let virtual = VirtualBoard()
+    let token = Mutex<UInt32?>(nil)
+    virtual.onPlaybackChange = { new in token.withLock { $0 = new } }
+    let runner = VirtualBoardRunner(board: virtual, transport: line, clock: clock)
+    let boardTask = Task { try await runner.run() }
+    let handed = HandOut(hostEnd)
+    let log = CapturedLog()
+    let service = AlertService(
+      configuration: EngineConfiguration(boards: [AlertBoard(name: "desk")], defaultPattern: .named("DE")),
+      connectors: ["desk": { try handed.take() }], clock: clock, logger: log.logger)
+    let running = Task { await service.run() }
+    #expect(await advance(clock, within: .seconds(2)) { await service.boardLinks()["desk"] == "connected" } != nil)
+
+    await service.submit(.call(IncomingCall(id: "c1")))
+    #expect(await advance(clock, within: .seconds(2)) { token.withLock { $0 } != nil } != nil, "it rings")
+    #expect(await service.snapshot().activeCalls.first?.playingOn == ["desk"])
+
+    line.silence(true)
+    let noticed = await advance(clock, within: .seconds(6)) { await service.boardLinks()["desk"] == "unresponsive" }
+    #expect(noticed != nil && noticed! <= .seconds(3), "unresponsive after \(String(describing: noticed)); lease 3 s")
+    let snapshot = await service.snapshot()
+    #expect(snapshot.boards.first?.connected == false)
+    #expect(snapshot.activeCalls.first?.playingOn == [], "a silent board is not reported as playing")
+    #expect(log.matching("board desk not answering").count == 1)
+    // The board's lease runs out: it stops by itself.
+    #expect(await advance(clock, within: .seconds(5)) { token.withLock { $0 } == nil } != nil)
+
+    let quietAt = await runner.nowMs
+    line.silence(false)
+    let back = await advance(clock, within: .seconds(10)) {
+      await service.boardLinks()["desk"] == "connected" && token.withLock { $0 } != nil
+    }
+    #expect(back != nil, "re-handshaken and the PLAY sent again")
+    #expect(log.matching("board desk answers again").count == 1)
+    #expect(await service.snapshot().activeCalls.first?.playingOn == ["desk"])
+    // The board's timeline: the ring starts again after the wire came back.
+    let rangAgain = await advance(clock, within: .seconds(5)) {
+      await runner.withBoard { $0.timeline.firstAlert(from: quietAt) } != nil
+    }
+    #expect(rangAgain != nil, "the buzzer runs again")
+
+    running.cancel()
+    _ = await running.value
+    await runner.stop()
+    _ = await boardTask.result
+  }
+
+  /// The PLAY is refused (and so is the built-in ring tried instead): the call is not reported as playing
+  /// there, and the failure is logged.
+  @Test func aRefusedPlayIsNotReportedAsPlaying() async throws {
+    let clock = TestClock()
+    let (hostEnd, boardEnd) = MemoryTransport.pair()
+    let board = ScriptedBoard(transport: boardEnd, refusesPlay: true)
+    let boardTask = Task { await board.run() }
+    let handed = HandOut(hostEnd)
+    let log = CapturedLog()
+    let service = AlertService(
+      configuration: EngineConfiguration(boards: [AlertBoard(name: "desk")]),
+      connectors: ["desk": { try handed.take() }], clock: clock, logger: log.logger)
+    let running = Task { await service.run() }
+    #expect(await advance(clock, within: .seconds(2)) { await service.boardLinks()["desk"] == "connected" } != nil)
+
+    await service.submit(.call(IncomingCall(id: "c1")))
+    let failed = await advance(clock, within: .seconds(2)) { !log.matching("failed").isEmpty }
+    #expect(failed != nil, "the failure is logged")
+    let settled = await advance(clock, within: .seconds(2)) {
+      await service.snapshot().activeCalls.first?.playingOn == []
+    }
+    #expect(settled != nil, "a refused PLAY is not reported as playing")
+    #expect(await service.snapshot().boards.first?.token == nil)
+
+    running.cancel()
+    _ = await running.value
+    boardEnd.close()
+    _ = await boardTask.result
+  }
+
+  /// A line that carries only noise (here 40 KiB that never decode to a frame) is logged once, then
+  /// summarised, not once per chunk.
+  @Test func aLineOfGarbageIsLoggedOnceThenSummarised() async throws {
+    let clock = TestClock()
+    let (hostEnd, boardEnd) = MemoryTransport.pair()
+    let board = ScriptedBoard(transport: boardEnd)
+    let boardTask = Task { await board.run() }
+    let handed = HandOut(hostEnd)
+    let log = CapturedLog()
+    let service = AlertService(
+      configuration: EngineConfiguration(boards: [AlertBoard(name: "desk")]),
+      connectors: ["desk": { try handed.take() }], clock: clock, logger: log.logger)
+    let running = Task { await service.run() }
+    #expect(await advance(clock, within: .seconds(2)) { await service.boardLinks()["desk"] == "connected" } != nil)
+
+    let garbage = (0..<40_960).map { UInt8(truncatingIfNeeded: $0 % 250 + 1) }
+    for start in stride(from: 0, to: garbage.count, by: 512) {
+      try await boardEnd.write(Array(garbage[start..<start + 512]))
+    }
+    let summarised = await advance(clock, by: .milliseconds(100), within: .seconds(40)) {
+      !log.matching("more bytes of line noise").isEmpty
+    }
+    #expect(summarised != nil, "\(log.matching("noise"))")
+    #expect(log.matching("decoded to no frame").count == 1, "the first report, in full")
+    #expect(log.matching("noise").count + log.matching("no frame").count <= 5)
+
+    running.cancel()
+    _ = await running.value
+    boardEnd.close()
+    _ = await boardTask.result
+  }
+
+  /// Something on the port answers HELLO with bytes that are not frames (a board at another baud rate, a
+  /// modem): the failed handshake says so, instead of only "no answer".
+  @Test func aHandshakeAnsweredWithGarbageSaysSo() async throws {
+    let clock = TestClock()
+    let responders = Mutex<[Task<Void, Never>]>([])
+    let connector: @Sendable () async throws -> any ByteTransport = {
+      let (hostEnd, farEnd) = MemoryTransport.pair()
+      let responder = Task {
+        do {
+          for try await chunk in farEnd.incoming {
+            try await farEnd.write(chunk.map { $0 | 0x80 } + [0x55, 0xAA, 0x7F])  // never a 0x00 delimiter
+          }
+        } catch {}
+      }
+      responders.withLock { $0.append(responder) }
+      return hostEnd
+    }
+    let log = CapturedLog()
+    let service = AlertService(
+      configuration: EngineConfiguration(boards: [AlertBoard(name: "desk")]), connectors: ["desk": connector],
+      clock: clock, logger: log.logger)
+    let running = Task { await service.run() }
+    let said = await advance(clock, within: .seconds(10)) { !log.matching("decoded to no frame").isEmpty }
+    #expect(said != nil, "\(log.matching("desk"))")
+    #expect(log.matching("HELLO got no answer").first?.contains("bytes that decoded to no frame") == true)
+    running.cancel()
+    _ = await running.value
+    for responder in responders.withLock({ $0 }) { responder.cancel() }
+  }
+
+  /// One FAULT flood gave 6 667 identical warnings. Now: the first is logged, then one summary per interval.
+  @Test func aFaultFloodIsLoggedOnceThenSummarised() async throws {
+    let clock = TestClock()
+    let (hostEnd, boardEnd) = MemoryTransport.pair()
+    let board = ScriptedBoard(transport: boardEnd)
+    let boardTask = Task { await board.run() }
+    let handed = HandOut(hostEnd)
+    let log = CapturedLog()
+    let service = AlertService(
+      configuration: EngineConfiguration(boards: [AlertBoard(name: "desk")]),
+      connectors: ["desk": { try handed.take() }], clock: clock, logger: log.logger)
+    let running = Task { await service.run() }
+    #expect(await advance(clock, within: .seconds(2)) { await service.boardLinks()["desk"] == "connected" } != nil)
+
+    await board.flood(500)
+    // The first is logged in full; the rest are counted, and summarised when the interval ends (several
+    // summaries if the flood outlasts one interval): 499 in all, however the flood spreads over them.
+    func summarised() -> Int {
+      log.matching("repeated").compactMap { line in
+        line.split(separator: " ").firstIndex(of: "repeated").flatMap { Int(line.split(separator: " ")[$0 + 1]) }
+      }.reduce(0, +)
+    }
+    let done = await advance(clock, by: .milliseconds(100), within: .seconds(40)) { summarised() == 499 }
+    #expect(done != nil, "summaries: \(log.matching("repeated"))")
+    #expect(log.matching("board desk fault motorDuty, detail 50").count == 1, "the first one, in full")
+    #expect(log.matching("fault motorDuty").count <= 5, "\(log.matching("fault").count) lines for 500 FAULTs")
+    #expect(log.matching("more times in the last 10 s").count >= 1)
+
+    running.cancel()
+    _ = await running.value
+    boardEnd.close()
+    _ = await boardTask.result
+  }
+}
