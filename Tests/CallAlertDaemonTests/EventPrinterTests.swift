@@ -11,33 +11,6 @@ import Testing
   import Glibc
 #endif
 
-/// Log lines kept for assertions.
-final class CapturedLog: Sendable {
-  private let lines = Mutex<[String]>([])
-
-  var all: [String] { lines.withLock { $0 } }
-
-  var logger: Logger {
-    Logger(label: "test") { _ in Handler(log: self) }
-  }
-
-  struct Handler: LogHandler {
-    let log: CapturedLog
-    var logLevel: Logger.Level = .trace
-    var metadata: Logger.Metadata = [:]
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-      get { metadata[key] }
-      set { metadata[key] = newValue }
-    }
-    func log(
-      level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String,
-      function: String, line: UInt
-    ) {
-      log.lines.withLock { $0.append("\(level) \(message)") }
-    }
-  }
-}
-
 /// Standard output written by the daemon: a reader that stalls costs dropped lines, counted and logged; a
 /// reader that goes away costs one log line; neither blocks the caller nor ends the process.
 @Suite("Event printer", .timeLimit(.minutes(1)))

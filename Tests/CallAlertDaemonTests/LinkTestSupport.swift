@@ -17,6 +17,9 @@ final class CapturedLog: Sendable {
 
   func record(_ level: Logger.Level, _ text: String) { lines.withLock { $0.append((level, text)) } }
 
+  /// Every line, as "level message".
+  var all: [String] { lines.withLock { $0.map { "\($0.level) \($0.text)" } } }
+
   /// The lines that contain `text`.
   func matching(_ text: String) -> [String] { lines.withLock { $0.map(\.text).filter { $0.contains(text) } } }
 
