@@ -171,6 +171,7 @@ let package = Package(
         "CallAlertProtocol",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "Clocks", package: "swift-clocks"),
       ],
       swiftSettings: strictSettings
     ),

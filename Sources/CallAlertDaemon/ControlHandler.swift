@@ -42,13 +42,10 @@ struct ControlHandler<C: Clock>: Sendable where C.Duration == Duration {
     case .status:
       let snapshot = await service.snapshot()
       let infos = await service.boardInfos()
-      return ControlResponse.ok("status", StatusReport(snapshot, boardInfos: infos))
+      return ControlResponse.ok("status", StatusReport(snapshot, boardInfos: infos, history: history.health))
     case .history(let missedOnly, let limit):
-      do {
-        return ControlResponse.ok("calls", try await history.calls(missedOnly: missedOnly, limit: limit))
-      } catch {
-        return ControlResponse.failure("history: \(error)")
-      }
+      // Never ok while records wait in memory or were lost: the calls read, and what is missing.
+      return await history.calls(missedOnly: missedOnly, limit: limit).controlLine
     case .reload:
       do {
         let reloaded = try Daemon.configuration(for: options)
@@ -125,10 +122,13 @@ public struct StatusReport: Codable, Sendable {
   public var doNotDisturb: DoNotDisturb
   /// Every configured board.
   public var boards: [Board]
+  /// Whether the call history is written (`ok`) or `degraded`, with its pending and lost records.
+  public var history: HistoryHealth?
 
-  enum CodingKeys: String, CodingKey { case calls, missed, doNotDisturb = "do_not_disturb", boards }
+  enum CodingKeys: String, CodingKey { case calls, missed, doNotDisturb = "do_not_disturb", boards, history }
 
-  init(_ snapshot: EngineSnapshot, boardInfos: [String: BoardInfo]) {
+  init(_ snapshot: EngineSnapshot, boardInfos: [String: BoardInfo], history: HistoryHealth? = nil) {
+    self.history = history
     calls = snapshot.activeCalls.map {
       Call(
         id: $0.call.id, caller: $0.callerE164 ?? $0.call.callerNumber, name: $0.call.callerName,

@@ -85,12 +85,14 @@ public enum Daemon {
     options: DaemonOptions, logger: Logger, signals: [UnixSignal] = [], eventSink: (@Sendable (String) -> Void)? = nil
   ) async throws -> ServiceGroup {
     let configuration = try Self.configuration(for: options)
-    let history: CallHistory
-    do {
-      history = try CallHistory(path: configuration.historyPath)
-    } catch {
-      throw DaemonStartError(description: "history \(configuration.historyPath): \(error)")
-    }
+    // The history never stops the daemon: one that cannot be opened or written is degraded (HistoryWriter).
+    let writer = HistoryWriter(
+      path: configuration.historyPath, keepDays: configuration.historyKeepDays, clock: ContinuousClock(),
+      logger: logger,
+      onChange: { [format = configuration.eventsFormat] health in
+        let line = health.eventLine(format: format, at: Date())
+        if let eventSink { eventSink(line) } else { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+      })
     let server: ControlSocketServer
     do {
       server = try ControlSocketServer(
@@ -115,16 +117,12 @@ public enum Daemon {
       }
     }
     let logger = logger
-    let writer = HistoryWriter(history, logger: logger)
     let service = AlertService(
       configuration: configuration.engine, connectors: connectors, clock: ContinuousClock(), logger: logger,
       recorder: { event, at in writer.record(event, at: at) },
       linkTiming: options.simulate ? .standard : LinkTiming(baudRate: options.baudRate))
     // Calls left ringing by a daemon that died are closed; missed calls nobody acknowledged blink again.
-    if let closed = try? history.closeInterrupted(at: Date()), closed > 0 {
-      logger.notice("closed \(closed) call(s) left ringing by an earlier run")
-    }
-    if let missed = try? history.unacknowledgedMissed() { await service.restoreMissed(missed) }
+    await service.restoreMissed(await writer.start())
     let handler = ControlHandler(
       service: service, history: writer, configuration: configuration, options: options, logger: logger)
     let events = await service.subscribe()
@@ -134,7 +132,9 @@ public enum Daemon {
       .init(
         service: TaskService {
           await service.run()
-          await writer.drain()  // the last events (the boards stopped at shutdown) reach the disk
+          // The last events reach the disk, and calls that rang until the boards went quiet are closed.
+          await writer.closeInterrupted(at: Date())
+          await writer.stop()
         }),
       .init(
         service: TaskService {
