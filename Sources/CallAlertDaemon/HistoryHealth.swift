@@ -37,9 +37,9 @@ public struct HistoryHealth: Codable, Equatable, Sendable {
   public var isWhole: Bool { state == .ok && pending == 0 && lost == 0 }
 
   /// What is missing, for the `error` of a `history` answer and for logs: `history degraded (<why>):
-  /// 3 record(s) pending in memory, 0 lost`.
+  /// 3 write(s) pending in memory, 0 lost`.
   public var summary: String {
-    let counts = "\(pending) record(s) pending in memory, \(lost) lost"
+    let counts = "\(pending) write(s) pending in memory, \(lost) lost"
     switch state {
     case .ok: return "history incomplete: \(counts)"
     case .degraded: return "history degraded (\(error ?? "unknown")): \(counts)"
@@ -47,7 +47,7 @@ public struct HistoryHealth: Codable, Equatable, Sendable {
   }
 
   /// The `history` event line: JSON `{"event":"history","at":"…","history":{…}}`, or text
-  /// `22:00:01 history degraded (…): 1 record(s) pending in memory, 0 lost`.
+  /// `22:00:01 history degraded (…): 1 write(s) pending in memory, 0 lost`.
   public func eventLine(format: EventsFormat, at date: Date) -> String {
     switch format {
     case .json:
@@ -79,7 +79,7 @@ struct HistoryAnswer: Sendable {
   var readError: CallHistoryError?
 
   /// The control reply. Whole: `{"ok":true,"calls":[…]}`. Otherwise never ok, but with what could be read:
-  /// `{"ok":false,"error":"history degraded (…): 3 record(s) pending in memory, 0 lost","history":{…},
+  /// `{"ok":false,"error":"history degraded (…): 3 write(s) pending in memory, 0 lost","history":{…},
   /// "calls":[…]}`.
   var controlLine: String {
     let answer = ControlResponse.ok("calls", calls)

@@ -174,7 +174,7 @@ final class HistoryWriter: Sendable {
       let pending = self.state.withLock(\.pending.count)
       if pending > 0 {
         self.logger.error(
-          "history: \(pending) record(s) could not be written before the daemon stopped and are lost: \(self.health.summary)"
+          "history: \(pending) write(s) could not be done before the daemon stopped and are lost: \(self.health.summary)"
         )
       }
     }
@@ -264,8 +264,9 @@ final class HistoryWriter: Sendable {
         try perform(operation, on: store)
         state.withLock { _ = $0.pending.removeFirst() }
       } catch  where error.kind.isRetryable {
-        // Reopened (and checked, a damaged file moved aside) on the next try.
-        state.withLock { $0.store = nil }
+        // A full or read-only disk still reads, so queries keep showing what is on it; a damaged file or a
+        // failing disk is reopened (and checked, a damaged file moved aside) on the next try.
+        if error.kind == .corrupt || error.kind == .unavailable { state.withLock { $0.store = nil } }
         degrade(error)
         return
       } catch {
