@@ -122,7 +122,7 @@ public enum Daemon {
       recorder: { event, at in writer.record(event, at: at) },
       linkTiming: options.simulate ? .standard : LinkTiming(baudRate: options.baudRate))
     // Calls left ringing by a daemon that died are closed; missed calls nobody acknowledged blink again.
-    await service.restoreMissed(await writer.start())
+    await writer.start(restoreMissed: { missed in await service.restoreMissed(missed) })
     let handler = ControlHandler(
       service: service, history: writer, configuration: configuration, options: options, logger: logger)
     let events = await service.subscribe()

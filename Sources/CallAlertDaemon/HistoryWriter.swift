@@ -57,6 +57,10 @@ final class HistoryWriter: Sendable {
     var retry: Task<Void, Never>?
     var pruning: Task<Void, Never>?
     var stopped = false
+    /// A damaged file was moved aside: published once what waited is written.
+    var announce = false
+    /// Where the missed calls go once the history is read; nil once they went.
+    var restore: (@Sendable ([IncomingCall]) async -> Void)?
   }
 
   private let path: String?
@@ -120,21 +124,18 @@ final class HistoryWriter: Sendable {
   // MARK: - Start and stop
 
   /// Opens the history, closes the calls an earlier run left ringing, applies the retention (and from now on
-  /// every day), and returns the missed calls nobody acknowledged, for the engine to light again. A history
-  /// that cannot be opened leaves the writer degraded, never the daemon stopped: the records wait in memory.
-  func start() async -> [IncomingCall] {
-    let missed: [IncomingCall] = await onQueue {
+  /// every day), and hands the missed calls nobody acknowledged to `restoreMissed`, for the engine to light
+  /// again: before returning when the history opens, else as soon as it does. A history that cannot be
+  /// opened leaves the writer degraded, never the daemon stopped: the records wait in memory.
+  func start(restoreMissed: @escaping @Sendable ([IncomingCall]) async -> Void) async {
+    let missed: [IncomingCall]? = await onQueue {
+      self.state.withLock { $0.restore = restoreMissed }
       self.enqueue(.closeInterrupted(self.now(), atStop: false))
       self.enqueuePrune()
       self.flush()
-      guard let store = self.state.withLock({ $0.problem == nil ? $0.store : nil }) else { return [] }
-      do throws(CallHistoryError) {
-        return try store.unacknowledgedMissed()
-      } catch {
-        self.logger.error("history: cannot read the missed calls to restore: \(error)")
-        return []
-      }
+      return self.takeMissedToRestore()
     }
+    if let missed { await restoreMissed(missed) }
     if keepDays != nil {
       let task = makeTimer(Self.pruneInterval, Self.pruneInterval) { [weak self] in
         guard let self else { return }
@@ -145,7 +146,18 @@ final class HistoryWriter: Sendable {
       }
       state.withLock { $0.pruning = task }
     }
-    return missed
+  }
+
+  /// The unacknowledged missed calls, once, when the history is whole; nil before that (or after).
+  private func takeMissedToRestore() -> [IncomingCall]? {
+    guard let store = state.withLock({ $0.problem == nil && $0.restore != nil ? $0.store : nil }) else { return nil }
+    state.withLock { $0.restore = nil }
+    do throws(CallHistoryError) {
+      return try store.unacknowledgedMissed()
+    } catch {
+      logger.error("history: cannot read the missed calls to restore: \(error)")
+      return nil
+    }
   }
 
   /// Closes the calls still ringing (the boards went quiet at `date`) as missed, reason `interrupted`,
@@ -278,15 +290,18 @@ final class HistoryWriter: Sendable {
         onChange(health)
       }
     }
-    let recovered = state.withLock { state -> Bool in
-      guard state.problem != nil else { return false }
+    let (recovered, announce) = state.withLock { state -> (Bool, Bool) in
+      defer { state.announce = false }
+      guard state.problem != nil else { return (false, state.announce) }
       state.problem = nil
       state.retryDelay = Self.firstRetryDelay
-      return true
+      return (true, state.announce)
     }
-    if recovered {
-      logger.notice("history: \(path ?? ":memory:") is written again; every waiting record is on disk")
-      onChange(health)
+    if recovered { logger.notice("history: \(path ?? ":memory:") is written again; every waiting record is on disk") }
+    if recovered || announce { onChange(health) }
+    // A history that opened late: the missed calls of earlier runs blink now.
+    if recovered, let restore = state.withLock(\.restore), let missed = takeMissedToRestore(), !missed.isEmpty {
+      Task { await restore(missed) }
     }
   }
 
@@ -296,10 +311,12 @@ final class HistoryWriter: Sendable {
       let opened = try opener()
       state.withLock { state in
         state.store = opened.store
-        if let aside = opened.movedAside { state.movedAside = aside }
+        if let aside = opened.movedAside {
+          state.movedAside = aside
+          state.announce = true
+        }
       }
       for note in opened.notes { logger.warning("history: \(note)") }
-      if opened.movedAside != nil { onChange(health) }
       return opened.store
     } catch {
       degrade(error)

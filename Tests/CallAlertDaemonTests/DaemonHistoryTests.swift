@@ -100,6 +100,7 @@ struct DaemonHistoryTests {
 
     let event = await Self.next(lines, containing: #""event":"history""#)
     #expect(event?.contains(#""moved_aside":"\#(setup.history).corrupt-"#) == true)
+    #expect(event?.contains(#""pending":0"#) == true, "published once what waited is written")
     _ = try await ControlSocketClient.request(#"{"type":"call","id":"c1"}"#, path: setup.socket)
     #expect(await Self.next(lines, containing: #""event":"ringing""#) != nil)
     let history = try await ControlSocketClient.request(#"{"type":"history"}"#, path: setup.socket)

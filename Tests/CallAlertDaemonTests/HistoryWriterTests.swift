@@ -59,6 +59,15 @@ final class ScriptedStore: CallHistoryStore {
   }
 }
 
+extension HistoryWriter {
+  /// Starts, and returns the missed calls restored at once.
+  func start() async -> [IncomingCall] {
+    let restored = Mutex<[IncomingCall]>([])
+    await start(restoreMissed: { calls in restored.withLock { $0 = calls } })
+    return restored.withLock { $0 }
+  }
+}
+
 /// The daemon's history writer: writes off the concurrency pool, in order, and queries see them; a disk
 /// that refuses never loses a record silently. Time is a TestClock; waits are on the writer's own health
 /// changes, bounded by the suite's time limit.
@@ -218,6 +227,27 @@ final class ScriptedStore: CallHistoryStore {
     let whole = await Self.next(changes) { $0.state == .ok }
     #expect(whole?.pending == 0)
     #expect(try CallHistory(path: path).calls().map(\.id) == ["a"])
+    await writer.stop()
+  }
+
+  @Test func missedCallsOfAHistoryThatOpensLateAreRestoredWhenItOpens() async throws {
+    let store = try ScriptedStore()
+    try store.history.record(.missed(IncomingCall(id: "m1"), reason: .cap), at: Self.start - 60)
+    let openable = Mutex(false)
+    let clock = TestClock()
+    let (restored, sink) = AsyncStream.makeStream(of: [String].self)
+    let writer = HistoryWriter(
+      path: "/disk/history.sqlite", clock: clock, logger: Logger(label: "test"),
+      opener: { () throws(CallHistoryError) -> HistoryWriter.Opened in
+        guard openable.withLock({ $0 }) else { throw ScriptedStore.full }
+        return .init(store: store)
+      })
+    await writer.start(restoreMissed: { calls in sink.yield(calls.map(\.id)) })
+    #expect(writer.health.state == .degraded)
+    openable.withLock { $0 = true }
+    await clock.advance(by: .milliseconds(1_001))
+    var iterator = restored.makeAsyncIterator()
+    #expect(await iterator.next() == ["m1"], "restored once the history opened")
     await writer.stop()
   }
 
