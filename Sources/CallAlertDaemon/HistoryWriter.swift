@@ -276,9 +276,9 @@ final class HistoryWriter: Sendable {
         try perform(operation, on: store)
         state.withLock { _ = $0.pending.removeFirst() }
       } catch  where error.kind.isRetryable {
-        // A full or read-only disk still reads, so queries keep showing what is on it; a damaged file or a
-        // failing disk is reopened (and checked, a damaged file moved aside) on the next try.
-        if error.kind == .corrupt || error.kind == .unavailable { state.withLock { $0.store = nil } }
+        // A full disk still reads, so queries keep showing what is on it; otherwise (read-only, a damaged
+        // file, a failing disk) the history is reopened (and checked, a damaged file moved aside) next time.
+        if error.kind != .full { state.withLock { $0.store = nil } }
         degrade(error)
         return
       } catch {
