@@ -46,13 +46,11 @@ struct ControlHandler<C: Clock>: Sendable where C.Duration == Duration {
       let snapshot = await service.snapshot()
       let infos = await service.boardInfos()
       let links = await service.boardLinks()
-      return ControlResponse.ok("status", StatusReport(snapshot, boardInfos: infos, boardLinks: links))
+      return ControlResponse.ok(
+        "status", StatusReport(snapshot, boardInfos: infos, boardLinks: links, history: history.health))
     case .history(let missedOnly, let limit):
-      do {
-        return ControlResponse.ok("calls", try await history.calls(missedOnly: missedOnly, limit: limit))
-      } catch {
-        return ControlResponse.failure("history: \(error)")
-      }
+      // Never ok while records wait in memory or were lost: the calls read, and what is missing.
+      return await history.calls(missedOnly: missedOnly, limit: limit).controlLine
     case .reload:
       do {
         try await reloader.reload(trigger: "\(source):\(lineNumber)")
@@ -142,10 +140,16 @@ public struct StatusReport: Codable, Sendable {
   public var doNotDisturb: DoNotDisturb
   /// Every configured board.
   public var boards: [Board]
+  /// Whether the call history is written (`ok`) or `degraded`, with its pending and lost records.
+  public var history: HistoryHealth?
 
-  enum CodingKeys: String, CodingKey { case calls, missed, doNotDisturb = "do_not_disturb", boards }
+  enum CodingKeys: String, CodingKey { case calls, missed, doNotDisturb = "do_not_disturb", boards, history }
 
-  init(_ snapshot: EngineSnapshot, boardInfos: [String: BoardInfo], boardLinks: [String: String] = [:]) {
+  init(
+    _ snapshot: EngineSnapshot, boardInfos: [String: BoardInfo], boardLinks: [String: String] = [:],
+    history: HistoryHealth? = nil
+  ) {
+    self.history = history
     calls = snapshot.activeCalls.map {
       Call(
         id: $0.call.id, caller: $0.callerE164 ?? $0.call.callerNumber, name: $0.call.callerName,

@@ -19,19 +19,25 @@ extension Daemon {
   @TaskLocal static var virtualBoardCreated: (@Sendable (String, VirtualBoardRunner<ContinuousClock>) -> Void)?
 
   /// Takes the locks of the socket and of the history; a daemon already holding either is named by its PID.
-  static func lockInstance(_ configuration: DaemonConfiguration) throws(DaemonStartError) -> [InstanceLock] {
+  /// A history whose lock file cannot even be made (its folder is missing or read-only) is one the daemon runs
+  /// without (degraded, see ``HistoryWriter``): ringing never depends on the disk. A second daemon is refused.
+  static func lockInstance(
+    _ configuration: DaemonConfiguration, logger: Logger
+  ) throws(DaemonStartError) -> [InstanceLock] {
     let socket = try InstanceLock.acquire(for: configuration.socketPath, what: "socket")
-    let history = try InstanceLock.acquire(for: configuration.historyPath, what: "history")
-    return [socket, history]
+    do {
+      return [socket, try InstanceLock.acquire(for: configuration.historyPath, what: "history")]
+    } catch where !error.isInUse {
+      logger.warning("history not locked: \(error.description)")
+      return [socket]
+    }
   }
 
   /// At the end of a run, once every board was told to stop: the calls that were ringing are closed in the
   /// history as interrupted, at the time they stopped ringing; then the locks are released.
   static func finish(history: HistoryWriter, locks: [InstanceLock], logger: Logger) async {
-    await history.drain()  // the last events (the boards stopped at shutdown) reach the disk
-    if let closed = await history.closeInterrupted(at: Date()), closed > 0 {
-      logger.notice("closed \(closed) ringing call(s) as interrupted in the history")
-    }
+    await history.closeInterrupted(at: Date())  // after the last events (the boards stopped at shutdown)
+    await history.stop()
     for lock in locks { lock.release() }
   }
 }

@@ -52,6 +52,14 @@ public struct DaemonOptions: Sendable {
 public struct DaemonStartError: Error, CustomStringConvertible {
   /// What went wrong, naming the file, the field or the path.
   public let description: String
+  /// Whether another daemon holds what this one needs (as opposed to a file that cannot be made).
+  public var isInUse: Bool
+
+  /// Creates an error.
+  public init(description: String, isInUse: Bool = false) {
+    self.description = description
+    self.isInUse = isInUse
+  }
 }
 
 /// `callalert run`: the engine with its boards, inputs (standard input, the control socket) and history.
@@ -96,13 +104,16 @@ public enum Daemon {
     SignalHandling.ignoreBrokenPipes()
     let hangups = SignalHandling.hangups()  // from here on, SIGHUP reloads the config instead of ending the daemon
     let configuration = try Self.configuration(for: options)
-    let locks = try lockInstance(configuration)
-    let history: CallHistory
-    do {
-      history = try CallHistory(path: configuration.historyPath)
-    } catch {
-      throw DaemonStartError(description: "history \(configuration.historyPath): \(error)")
-    }
+    let locks = try lockInstance(configuration, logger: logger)
+    let printer = eventSink == nil ? EventPrinter(logger: logger) : nil
+    // The history never stops the daemon: one that cannot be opened or written is degraded (HistoryWriter).
+    let writer = HistoryWriter(
+      path: configuration.historyPath, keepDays: configuration.historyKeepDays, clock: ContinuousClock(),
+      logger: logger,
+      onChange: { [format = configuration.eventsFormat] health in
+        let line = health.eventLine(format: format, at: Date())
+        if let eventSink { eventSink(line) } else { printer?.print(line) }
+      })
     let server: ControlSocketServer
     do {
       server = try ControlSocketServer(
@@ -128,22 +139,17 @@ public enum Daemon {
       }
     }
     let logger = logger
-    let writer = HistoryWriter(history, logger: logger)
     let service = AlertService(
       configuration: configuration.engine, connectors: connectors, clock: ContinuousClock(), logger: logger,
       recorder: { event, at in writer.record(event, at: at) },
       linkTiming: options.simulate ? .standard : LinkTiming(baudRate: options.baudRate))
     // Calls left ringing by a daemon that died are closed; missed calls nobody acknowledged blink again.
-    if let closed = try? history.closeInterrupted(at: Date()), closed > 0 {
-      logger.notice("closed \(closed) call(s) left ringing by an earlier run")
-    }
-    if let missed = try? history.unacknowledgedMissed() { await service.restoreMissed(missed) }
+    await writer.start(restoreMissed: { missed in await service.restoreMissed(missed) })
     let reloader = ConfigurationReloader(configuration, options: options, logger: logger) { reloaded in
       await service.reconfigure(reloaded.engine)
     }
     let handler = ControlHandler(service: service, history: writer, reloader: reloader, logger: logger)
     let events = await service.subscribe()
-    let printer = eventSink == nil ? EventPrinter(logger: logger) : nil
 
     // In-process boards come first: a group stops its services last to first, so they outlive the STOPs (and
     // a board whose link the service closed at shutdown may end before its turn).
@@ -157,6 +163,7 @@ public enum Daemon {
       .init(
         service: TaskService {
           await service.run()
+          // The last events reach the disk, and calls that rang until the boards went quiet are closed.
           await finish(history: writer, locks: locks, logger: logger)
         }),
       .init(

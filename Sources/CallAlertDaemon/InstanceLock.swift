@@ -29,7 +29,8 @@ final class InstanceLock: Sendable {
     if !folder.isEmpty { try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
     let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
     guard fd >= 0 else {
-      throw DaemonStartError(description: "cannot open the lock file \(path): \(String(cString: strerror(errno)))")
+      throw DaemonStartError(
+        description: "cannot open the lock file \(path): \(String(cString: strerror(errno)))")
     }
     var result: CInt
     repeat { result = flock(fd, LOCK_EX | LOCK_NB) } while result != 0 && errno == EINTR
@@ -43,7 +44,8 @@ final class InstanceLock: Sendable {
       let who = holder.map { "another callalert daemon (PID \($0))" } ?? "another callalert daemon"
       throw DaemonStartError(
         description: "\(who) is already using the \(what) \(resource) (lock \(path)); stop it first, or give this one "
-          + "its own --socket and --history")
+          + "its own --socket and --history",
+        isInUse: true)
     }
     let pid = Array("\(getpid())\n".utf8)
     _ = ftruncate(fd, 0)

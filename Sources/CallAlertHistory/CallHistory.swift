@@ -6,41 +6,97 @@ internal import GRDB
 /// acknowledgement. An SQLite database (GRDB), safe to use from any thread.
 ///
 /// The daemon records each ``CallAlertEngine/EngineEvent`` with ``record(_:at:)``; at start it calls
-/// ``closeInterrupted(at:)`` and then ``unacknowledgedMissed()`` to light the missed-call indicator again.
+/// ``closeInterrupted(at:)`` and then ``unacknowledgedMissed()`` to light the missed-call indicator again,
+/// and at a graceful stop ``closeInterrupted(at:)`` again, with the time the boards went quiet. Every
+/// failure is a ``CallHistoryError`` whose kind says whether the disk may cure it.
 public final class CallHistory: Sendable {
   /// The database's path; nil in memory.
   public let path: String?
   private let database: any DatabaseWriter
 
-  /// Opens (or creates, with its folders) the history at `path`, and brings its schema up to date.
+  /// Opens (or creates) the history at `path`, and brings its schema up to date. The folders are made
+  /// `0700` and the files kept `0600` (see ``CallHistoryFiles/prepare(path:)``).
   ///
   /// The database uses write-ahead logging, so `callalert history` can read it while the daemon writes, and
   /// waits up to 5 s for a lock held by another process.
-  public convenience init(path: String) throws {
-    let folder = (path as NSString).deletingLastPathComponent
-    if !folder.isEmpty && !FileManager.default.fileExists(atPath: folder) {
-      do {
-        try FileManager.default.createDirectory(
-          atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-      } catch {
-        throw CallHistoryError(path: path, message: "cannot create the folder \(folder): \(error.localizedDescription)")
-      }
+  public convenience init(path: String) throws(CallHistoryError) {
+    _ = try CallHistoryFiles.prepare(path: path)
+    try self.init(openingAt: path)
+  }
+
+  /// What ``open(path:at:)`` did besides opening: lines for the log.
+  public struct Opening: Sendable {
+    /// The history, ready.
+    public var history: CallHistory
+    /// Files whose permissions were tightened, a damaged file moved aside: one line each.
+    public var notes: [String]
+    /// Where a damaged database was moved, if one was.
+    public var movedAside: String?
+  }
+
+  /// Opens the history at `path` as the daemon does: like ``init(path:)``, and a file that is not a database
+  /// or is damaged (SQLite's quick check fails) is moved aside, kept under a name with the time (see
+  /// ``CallHistoryFiles/moveAside(path:at:)``), and a new history is started in its place.
+  public static func open(path: String, at date: Date) throws(CallHistoryError) -> Opening {
+    var notes = try CallHistoryFiles.prepare(path: path)
+    do throws(CallHistoryError) {
+      let history = try CallHistory(openingAt: path)
+      try history.checkIntact()
+      return Opening(history: history, notes: notes, movedAside: nil)
+    } catch  where error.kind == .corrupt {
+      let aside = try CallHistoryFiles.moveAside(path: path, at: date)
+      notes.append("moved the damaged history aside to \(aside) (\(error.message)); a new one is started")
+      notes += try CallHistoryFiles.prepare(path: path)
+      let history = try CallHistory(openingAt: path)
+      return Opening(history: history, notes: notes, movedAside: aside)
     }
+  }
+
+  private convenience init(openingAt path: String) throws(CallHistoryError) {
     var configuration = Configuration()
     configuration.busyMode = .timeout(5)
     configuration.label = "CallHistory"
-    try self.init(database: DatabasePool(path: path, configuration: configuration), path: path)
+    // Deleted calls (retention) are overwritten with zeros, not left readable in free pages.
+    configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA secure_delete = ON") }
+    do {
+      try self.init(database: DatabasePool(path: path, configuration: configuration), path: path)
+    } catch {
+      throw CallHistoryError(error, path: path)
+    }
   }
 
   /// A history in memory, gone when released: for tests and for running without a history file.
-  public static func inMemory() throws -> CallHistory {
-    try CallHistory(database: DatabaseQueue(), path: nil)
+  public static func inMemory() throws(CallHistoryError) -> CallHistory {
+    do {
+      return try CallHistory(database: DatabaseQueue(), path: nil)
+    } catch {
+      throw CallHistoryError(error, path: ":memory:")
+    }
   }
 
   private init(database: any DatabaseWriter, path: String?) throws {
     self.database = database
     self.path = path
     try CallHistory.migrator.migrate(database)
+  }
+
+  /// SQLite's quick check: a damaged page reads as ``CallHistoryError/Kind/corrupt``.
+  private func checkIntact() throws(CallHistoryError) {
+    let verdict = try read { db in try String.fetchOne(db, sql: "PRAGMA quick_check(1)") }
+    guard verdict == "ok" else {
+      throw CallHistoryError(path: displayPath, message: "damaged: \(verdict ?? "no answer")", kind: .corrupt)
+    }
+  }
+
+  /// The path for errors.
+  private var displayPath: String { path ?? ":memory:" }
+
+  private func write<T>(_ body: (Database) throws -> T) throws(CallHistoryError) -> T {
+    do { return try database.write(body) } catch { throw CallHistoryError(error, path: displayPath) }
+  }
+
+  private func read<T>(_ body: (Database) throws -> T) throws(CallHistoryError) -> T {
+    do { return try database.read(body) } catch { throw CallHistoryError(error, path: displayPath) }
   }
 
   // MARK: - Recording
@@ -55,8 +111,8 @@ public final class CallHistory: Sendable {
   /// - `missed`: the call's row is marked missed (a ringing one becomes `missed`); a row is made if there is none.
   /// - `missedAcknowledged`: every unacknowledged missed call is marked acknowledged.
   /// - `ignored`: nothing.
-  public func record(_ event: EngineEvent, at date: Date) throws {
-    try database.write { db in
+  public func record(_ event: EngineEvent, at date: Date) throws(CallHistoryError) {
+    try write { db in
       switch event {
       case .ringing(let call, let boards, let pattern, _, _):
         let boardsText = Self.encode(boards)
@@ -114,8 +170,8 @@ public final class CallHistory: Sendable {
   /// Marks calls still `ringing` (the daemon stopped while they rang) as missed with reason `interrupted`;
   /// returns how many. Call it at start, before ``unacknowledgedMissed()``.
   @discardableResult
-  public func closeInterrupted(at date: Date) throws -> Int {
-    try database.write { db in
+  public func closeInterrupted(at date: Date) throws(CallHistoryError) -> Int {
+    try write { db in
       try db.execute(
         sql: """
           UPDATE calls SET outcome = 'missed', reason = 'interrupted', missed = 1, ended_at = COALESCE(ended_at, ?)
@@ -129,8 +185,8 @@ public final class CallHistory: Sendable {
   /// Deletes calls received before `date`, except unacknowledged missed calls and calls still ringing;
   /// returns how many.
   @discardableResult
-  public func prune(receivedBefore date: Date) throws -> Int {
-    try database.write { db in
+  public func prune(receivedBefore date: Date) throws(CallHistoryError) -> Int {
+    try write { db in
       try db.execute(
         sql: """
           DELETE FROM calls WHERE received_at < ? AND outcome != 'ringing' AND NOT (missed = 1 AND acknowledged = 0)
@@ -143,10 +199,10 @@ public final class CallHistory: Sendable {
   // MARK: - Reading
 
   /// The most recent calls, newest first; only missed ones when `missedOnly`.
-  public func calls(missedOnly: Bool = false, limit: Int = 20) throws -> [CallRecord] {
+  public func calls(missedOnly: Bool = false, limit: Int = 20) throws(CallHistoryError) -> [CallRecord] {
     guard limit > 0 else { return [] }
     let filter = missedOnly ? "WHERE missed = 1" : ""
-    return try database.read { db in
+    return try read { db in
       try Row.fetchAll(
         db, sql: "SELECT * FROM calls \(filter) ORDER BY received_at DESC, rowid DESC LIMIT ?", arguments: [limit]
       ).map { row in try Self.record(row, path: path) }
@@ -154,8 +210,8 @@ public final class CallHistory: Sendable {
   }
 
   /// Missed calls not yet acknowledged, oldest first, for the engine to restore at start.
-  public func unacknowledgedMissed() throws -> [IncomingCall] {
-    try database.read { db in
+  public func unacknowledgedMissed() throws(CallHistoryError) -> [IncomingCall] {
+    try read { db in
       try Row.fetchAll(
         db, sql: "SELECT * FROM calls WHERE missed = 1 AND acknowledged = 0 ORDER BY received_at, rowid"
       ).map { row in try Self.record(row, path: path).call }
@@ -201,7 +257,8 @@ public final class CallHistory: Sendable {
     guard let level = InterruptionLevel(rawValue: levelText), let outcome = CallOutcome(rawValue: outcomeText) else {
       throw CallHistoryError(
         path: path ?? ":memory:",
-        message: "call \(id) has level '\(levelText)' and outcome '\(outcomeText)', which this version does not know")
+        message: "call \(id) has level '\(levelText)' and outcome '\(outcomeText)', which this version does not know",
+        kind: .rejected)
     }
     let boardsText: String = row["boards"]
     return CallRecord(

@@ -110,8 +110,13 @@ struct ConfigParser {
     }
     if let node = section("socket") { socket(node, into: &config) }
     if let node = section("history"), let fields = mapping(node, "history", example: "'path: ~/callalert.sqlite'") {
-      checkKeys(fields, allowed: ["path"], "history")
+      checkKeys(fields, allowed: ["path", "keep_days"], "history")
       if let path = fields.value("path").flatMap({ self.path($0, "history.path") }) { config.historyPath = path }
+      if let days = fields.value("keep_days").flatMap({
+        integer($0, "history.keep_days", in: DaemonConfiguration.historyKeepDaysRange)
+      }) {
+        config.historyKeepDays = days
+      }
     }
     if let node = section("events"), let fields = mapping(node, "events", example: "'format: text'") {
       checkKeys(fields, allowed: ["format"], "events")

@@ -12,6 +12,9 @@ public struct DaemonConfiguration: Equatable, Sendable {
   public var socketMode: UInt16
   /// The path of the call-history database (SQLite).
   public var historyPath: String
+  /// How many days calls stay in the history (`history.keep_days`); older ones are deleted at start and
+  /// daily, except missed calls nobody acknowledged.
+  public var historyKeepDays: Int = DaemonConfiguration.defaultHistoryKeepDays
   /// How events are written to standard output.
   public var eventsFormat: EventsFormat
   /// A pattern file (see docs/PATTERNS.md) to flash to the boards and to know pattern names from; nil: none.
@@ -23,6 +26,10 @@ public struct DaemonConfiguration: Equatable, Sendable {
   public static let defaultBoards = [AlertBoard(name: "board", port: "auto")]
   /// The default socket permission bits.
   public static let defaultSocketMode: UInt16 = 0o600
+  /// How many days the history keeps calls when the config does not say.
+  public static let defaultHistoryKeepDays = 90
+  /// The longest `history.keep_days` (100 years).
+  public static let historyKeepDaysRange = 1...36_500
 
   /// Creates a configuration.
   public init(

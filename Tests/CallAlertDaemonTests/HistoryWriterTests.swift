@@ -1,13 +1,100 @@
 import CallAlertEngine
 import CallAlertHistory
+import Clocks
 import Foundation
 import Logging
+import Synchronization
 import Testing
 
 @testable import CallAlertDaemon
 
-/// The daemon's history writer: writes off the concurrency pool, in order, and queries see them.
-@Suite struct HistoryWriterTests {
+/// A history in memory whose disk can be made to refuse (full, read-only) and cured; it publishes every
+/// write it was asked for, whether it took it or not.
+final class ScriptedStore: CallHistoryStore {
+  enum Write: Sendable, Equatable {
+    case record(String)
+    case closeInterrupted(Date)
+    case prune(Date)
+  }
+  let history: CallHistory
+  let failure = Mutex<CallHistoryError?>(nil)
+  let writes: AsyncStream<Write>
+  private let sink: AsyncStream<Write>.Continuation
+
+  init() throws {
+    history = try CallHistory.inMemory()
+    (writes, sink) = AsyncStream.makeStream(of: Write.self)
+  }
+
+  static let full = CallHistoryError(path: "/disk/history.sqlite", message: "database or disk is full", kind: .full)
+
+  private func attempt(_ write: Write) throws(CallHistoryError) {
+    sink.yield(write)
+    if let failure = failure.withLock({ $0 }) { throw failure }
+  }
+
+  func record(_ event: EngineEvent, at date: Date) throws(CallHistoryError) {
+    let id: String
+    switch event {
+    case .ringing(let call, _, _, _, _), .suppressed(let call, _), .missed(let call, _): id = call.id
+    case .stopped(let callID, _), .ignored(let callID, _): id = callID
+    case .missedAcknowledged: id = "*"
+    }
+    try attempt(.record(id))
+    try history.record(event, at: date)
+  }
+  func closeInterrupted(at date: Date) throws(CallHistoryError) -> Int {
+    try attempt(.closeInterrupted(date))
+    return try history.closeInterrupted(at: date)
+  }
+  func prune(receivedBefore date: Date) throws(CallHistoryError) -> Int {
+    try attempt(.prune(date))
+    return try history.prune(receivedBefore: date)
+  }
+  func calls(missedOnly: Bool, limit: Int) throws(CallHistoryError) -> [CallRecord] {
+    try history.calls(missedOnly: missedOnly, limit: limit)
+  }
+  func unacknowledgedMissed() throws(CallHistoryError) -> [IncomingCall] {
+    try history.unacknowledgedMissed()
+  }
+}
+
+extension HistoryWriter {
+  /// Starts, and returns the missed calls restored at once.
+  func start() async -> [IncomingCall] {
+    let restored = Mutex<[IncomingCall]>([])
+    await start(restoreMissed: { calls in restored.withLock { $0 = calls } })
+    return restored.withLock { $0 }
+  }
+}
+
+/// The daemon's history writer: writes off the concurrency pool, in order, and queries see them; a disk
+/// that refuses never loses a record silently. Time is a TestClock; waits are on the writer's own health
+/// changes, bounded by the suite's time limit.
+@Suite(.timeLimit(.minutes(1))) struct HistoryWriterTests {
+  static let start = Date(timeIntervalSince1970: 1_800_000_000)
+
+  static func ring(_ id: String) -> EngineEvent {
+    .ringing(IncomingCall(id: id), boards: ["desk"], pattern: .slot(0), capMs: 30_000, silent: false)
+  }
+
+  /// A writer over `store` on `clock`, with its health changes as a stream.
+  static func writer(
+    _ store: ScriptedStore, clock: TestClock<Duration>, keepDays: Int? = nil, capacity: Int = 100,
+    now: @escaping @Sendable () -> Date = { start }
+  ) -> (HistoryWriter, AsyncStream<HistoryHealth>) {
+    let (changes, sink) = AsyncStream.makeStream(of: HistoryHealth.self)
+    let writer = HistoryWriter(
+      path: "/disk/history.sqlite", keepDays: keepDays, clock: clock, now: now, capacity: capacity,
+      logger: Logger(label: "test"), onChange: { sink.yield($0) }, opener: { .init(store: store) })
+    return (writer, changes)
+  }
+
+  static func next(_ changes: AsyncStream<HistoryHealth>, where ok: (HistoryHealth) -> Bool) async -> HistoryHealth? {
+    for await health in changes where ok(health) { return health }
+    return nil
+  }
+
   @Test func queriesSeeEveryRecordHandedInBeforeThemInOrder() async throws {
     let writer = HistoryWriter(try CallHistory.inMemory(), logger: Logger(label: "test"))
     let start = Date(timeIntervalSince1970: 1_800_000_000)
@@ -18,11 +105,221 @@ import Testing
       writer.record(.stopped(callID: call.id, reason: index % 2 == 0 ? .hangup : .answered), at: at + 0.5)
     }
     // Asked at once, without waiting: the query runs after all hundred records.
-    let calls = try await writer.calls(missedOnly: false, limit: 100)
+    let answer = await writer.calls(missedOnly: false, limit: 100)
+    let calls = answer.calls
+    #expect(answer.health.isWhole)
+    #expect(answer.controlLine.hasPrefix(#"{"ok":true,"calls":["#))
     #expect(calls.count == 50)
     #expect(calls.first?.id == "c49", "newest first")
     #expect(Set(calls.map(\.id)) == Set((0..<50).map { "c\($0)" }))
     #expect(calls.allSatisfy { $0.endedAt != nil }, "each stop was written after its ring")
     await writer.drain()
+  }
+
+  @Test func aFullDiskKeepsTheRecordsInMemoryAndWritesThemInOrderOnceItHasRoom() async throws {
+    let store = try ScriptedStore()
+    let clock = TestClock()
+    let (writer, changes) = Self.writer(store, clock: clock)
+    #expect(await writer.start().isEmpty)
+    #expect(writer.health.isWhole)
+    writer.record(Self.ring("before"), at: Self.start - 10)
+    writer.record(.stopped(callID: "before", reason: .answered), at: Self.start - 5)
+    await writer.drain()
+
+    store.failure.withLock { $0 = ScriptedStore.full }
+    writer.record(Self.ring("a"), at: Self.start)
+    let degraded = await Self.next(changes) { $0.state == .degraded }
+    #expect(degraded?.error?.contains("database or disk is full") == true)
+    writer.record(.stopped(callID: "a", reason: .hangup), at: Self.start + 1)
+    writer.record(Self.ring("b"), at: Self.start + 2)
+
+    // `history` is never ok while records wait: it answers with what is on disk and says what is missing.
+    let answer = await writer.calls(missedOnly: false, limit: 20)
+    #expect(answer.health.pending == 3)
+    #expect(answer.health.lost == 0)
+    let line = answer.controlLine
+    #expect(line.hasPrefix(#"{"ok":false,"error":"history degraded ("#))
+    #expect(line.contains("3 write(s) pending in memory, 0 lost"))
+    #expect(line.contains(#""history":{"error":"#) && line.contains(#""pending":3"#))
+    #expect(answer.calls.map(\.id) == ["before"], "a full disk still reads: what is on it is shown")
+    #expect(writer.health.state == .degraded, "status says so, without waiting for the disk")
+
+    // The disk has room again: the retry (1 s later on the clock) writes all three, in order.
+    store.failure.withLock { $0 = nil }
+    await clock.advance(by: .milliseconds(1_001))
+    let whole = await Self.next(changes) { $0.state == .ok }
+    #expect(whole?.pending == 0)
+    let after = await writer.calls(missedOnly: false, limit: 20)
+    #expect(after.controlLine.hasPrefix(#"{"ok":true,"calls":["#))
+    #expect(after.calls.map(\.id) == ["b", "a", "before"])
+    #expect(after.calls[1].outcome == .hungUp, "the stop was written after its ring")
+    await writer.stop()
+  }
+
+  @Test func theRetriesBackOffAndAQueryTriesAtOnce() async throws {
+    let store = try ScriptedStore()
+    let clock = TestClock()
+    let (writer, changes) = Self.writer(store, clock: clock)
+    _ = await writer.start()
+    store.failure.withLock { $0 = ScriptedStore.full }
+    var writes = store.writes.makeAsyncIterator()
+    _ = await writes.next()  // the start's closeInterrupted
+    writer.record(Self.ring("a"), at: Self.start)
+    #expect(await writes.next() == .record("a"))
+    _ = await Self.next(changes) { $0.state == .degraded }
+    // 1 s, then 2 s, then 4 s: each try is one write attempt of the oldest record.
+    for wait in [1, 2, 4] {
+      await clock.advance(by: .milliseconds(wait * 1_000 + 1))
+      #expect(await writes.next() == .record("a"), "tried again after \(wait) s")
+      await writer.drain()  // the failed try has scheduled the next one before the clock moves on
+    }
+    // A query does not wait for the backoff.
+    store.failure.withLock { $0 = nil }
+    #expect(await writer.calls(missedOnly: false, limit: 5).calls.map(\.id) == ["a"])
+    #expect(writer.health.isWhole)
+    await writer.stop()
+  }
+
+  @Test func theMemoryQueueIsBoundedAndWhatItDropsIsCountedAsLost() async throws {
+    let store = try ScriptedStore()
+    let clock = TestClock()
+    let (writer, changes) = Self.writer(store, clock: clock, capacity: 3)
+    _ = await writer.start()
+    store.failure.withLock { $0 = ScriptedStore.full }
+    for index in 0..<5 { writer.record(Self.ring("c\(index)"), at: Self.start + Double(index)) }
+    let lost = await Self.next(changes) { $0.lost > 0 }
+    #expect(lost?.lost == 1, "the first drop is published")
+    await writer.drain()
+    #expect(writer.health.pending == 3)
+    #expect(writer.health.lost == 2)
+
+    store.failure.withLock { $0 = nil }
+    let answer = await writer.calls(missedOnly: false, limit: 10)
+    // The newest three are written; the two oldest are lost, and `history` keeps saying so.
+    #expect(answer.calls.map(\.id) == ["c4", "c3", "c2"])
+    #expect(answer.health.state == .ok && answer.health.pending == 0 && answer.health.lost == 2)
+    #expect(
+      answer.controlLine.hasPrefix(#"{"ok":false,"error":"history incomplete: 0 write(s) pending in memory, 2 lost""#))
+    await writer.stop()
+  }
+
+  @Test func aHistoryThatCannotBeOpenedAtStartLeavesTheDaemonRunningAndIsOpenedLater() async throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("callalert-\(UUID().uuidString)").path
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    // A file where the history's folder should be: nothing can be created under it, root or not.
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    try Data("in the way".utf8).write(to: URL(fileURLWithPath: folder + "/state"))
+    let path = folder + "/state/history.sqlite"
+    let clock = TestClock()
+    let (changes, sink) = AsyncStream.makeStream(of: HistoryHealth.self)
+    let writer = HistoryWriter(
+      path: path, keepDays: 90, clock: clock, now: { Self.start }, logger: Logger(label: "test"),
+      onChange: { sink.yield($0) })
+    #expect(await writer.start().isEmpty)
+    let degraded = await Self.next(changes) { $0.state == .degraded }
+    #expect(degraded?.error?.contains("a file is in the way") == true)
+    writer.record(Self.ring("a"), at: Self.start)
+    #expect(await writer.calls(missedOnly: false, limit: 5).controlLine.contains(#""ok":false"#))
+
+    // The operator removes the file; the next retry opens the history and writes what waited.
+    try FileManager.default.removeItem(atPath: folder + "/state")
+    await clock.advance(by: .seconds(3))
+    let whole = await Self.next(changes) { $0.state == .ok }
+    #expect(whole?.pending == 0)
+    #expect(try CallHistory(path: path).calls().map(\.id) == ["a"])
+    await writer.stop()
+  }
+
+  @Test func missedCallsOfAHistoryThatOpensLateAreRestoredWhenItOpens() async throws {
+    let store = try ScriptedStore()
+    try store.history.record(.missed(IncomingCall(id: "m1"), reason: .cap), at: Self.start - 60)
+    let openable = Mutex(false)
+    let clock = TestClock()
+    let (restored, sink) = AsyncStream.makeStream(of: [String].self)
+    let writer = HistoryWriter(
+      path: "/disk/history.sqlite", clock: clock, logger: Logger(label: "test"),
+      opener: { () throws(CallHistoryError) -> HistoryWriter.Opened in
+        guard openable.withLock({ $0 }) else { throw ScriptedStore.full }
+        return .init(store: store)
+      })
+    await writer.start(restoreMissed: { calls in sink.yield(calls.map(\.id)) })
+    #expect(writer.health.state == .degraded)
+    openable.withLock { $0 = true }
+    await clock.advance(by: .milliseconds(1_001))
+    var iterator = restored.makeAsyncIterator()
+    #expect(await iterator.next() == ["m1"], "restored once the history opened")
+    await writer.stop()
+  }
+
+  @Test func aRecordTheDatabaseRefusesForGoodIsCountedLostAndDoesNotBlockTheOthers() async throws {
+    let store = try ScriptedStore()
+    let (writer, _) = Self.writer(store, clock: TestClock())
+    _ = await writer.start()
+    store.failure.withLock {
+      $0 = CallHistoryError(path: "/disk/history.sqlite", message: "constraint failed", kind: .rejected)
+    }
+    writer.record(Self.ring("refused"), at: Self.start)
+    await writer.drain()
+    store.failure.withLock { $0 = nil }
+    writer.record(Self.ring("next"), at: Self.start + 1)
+    let answer = await writer.calls(missedOnly: false, limit: 5)
+    #expect(answer.calls.map(\.id) == ["next"])
+    #expect(answer.health.lost == 1 && answer.health.state == .ok)
+    #expect(!answer.health.isWhole)
+    await writer.stop()
+  }
+
+  @Test func retentionRunsAtStartAndEveryDayOnTheInjectedClock() async throws {
+    let store = try ScriptedStore()
+    let clock = TestClock()
+    let today = Mutex(Self.start)
+    let (writer, _) = Self.writer(store, clock: clock, keepDays: 90, now: { today.withLock { $0 } })
+    var writes = store.writes.makeAsyncIterator()
+    _ = await writer.start()
+    #expect(await writes.next() == .closeInterrupted(Self.start))
+    #expect(await writes.next() == .prune(Self.start - 90 * 86_400))
+    today.withLock { $0 = Self.start + 86_400 }
+    await clock.advance(by: .seconds(86_401))
+    #expect(await writes.next() == .prune(Self.start + 86_400 - 90 * 86_400), "a day later")
+    await writer.stop()
+  }
+
+  @Test func retentionDeletesOldCallsButKeepsUnacknowledgedMissedOnes() async throws {
+    let store = try ScriptedStore()
+    try store.history.record(Self.ring("old"), at: Self.start - 100 * 86_400)
+    try store.history.record(.stopped(callID: "old", reason: .hangup), at: Self.start - 100 * 86_400 + 5)
+    try store.history.record(.missed(IncomingCall(id: "old-missed"), reason: .cap), at: Self.start - 100 * 86_400)
+    try store.history.record(Self.ring("recent"), at: Self.start - 10 * 86_400)
+    try store.history.record(.stopped(callID: "recent", reason: .hangup), at: Self.start - 10 * 86_400 + 5)
+    let (writer, _) = Self.writer(store, clock: TestClock(), keepDays: 90)
+    #expect(await writer.start().map(\.id) == ["old-missed"])
+    #expect(await writer.calls(missedOnly: false, limit: 10).calls.map(\.id) == ["recent", "old-missed"])
+    await writer.stop()
+  }
+
+  @Test func callsRingingAtAStopAreClosedAsInterruptedWithTheTimeTheyStopped() async throws {
+    let store = try ScriptedStore()
+    let (writer, _) = Self.writer(store, clock: TestClock())
+    _ = await writer.start()
+    writer.record(Self.ring("a"), at: Self.start)
+    writer.record(Self.ring("b"), at: Self.start + 1)
+    writer.record(.stopped(callID: "b", reason: .hangup), at: Self.start + 2)
+    await writer.closeInterrupted(at: Self.start + 7)
+    await writer.stop()
+    let a = try #require(try store.history.calls().first { $0.id == "a" })
+    #expect(a.outcome == .missed && a.reason == "interrupted")
+    #expect(a.rangAt == Self.start && a.endedAt == Self.start + 7, "it rang 7 s")
+    #expect(try store.history.calls().first { $0.id == "b" }?.outcome == .hungUp)
+  }
+
+  @Test func aStopWithTheDiskStillFullSaysWhatIsLost() async throws {
+    let store = try ScriptedStore()
+    let (writer, _) = Self.writer(store, clock: TestClock())
+    _ = await writer.start()
+    store.failure.withLock { $0 = ScriptedStore.full }
+    writer.record(Self.ring("a"), at: Self.start)
+    await writer.closeInterrupted(at: Self.start + 1)
+    await writer.stop()
+    #expect(writer.health.pending == 2)
   }
 }

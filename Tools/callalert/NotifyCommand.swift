@@ -173,6 +173,13 @@ extension CallAlertCommand {
         print(String(decoding: data, as: UTF8.self))
         return
       }
+      if let history = status["history"] as? [String: Any],
+        history["state"] as? String != "ok" || (history["lost"] as? Int ?? 0) > 0
+      {
+        print(
+          "history: \(history["state"] ?? "?") (\(history["error"] ?? "")), \(history["pending"] ?? 0) pending, \(history["lost"] ?? 0) lost"
+        )
+      }
       let dnd = status["do_not_disturb"] as? [String: Any] ?? [:]
       print(
         "do-not-disturb: \(dnd["override"] as? String ?? dnd["mode"] as? String ?? "?")\((dnd["active"] as? Bool) == true ? " (active now)" : "")\((dnd["silent"] as? Bool) == true ? ", silent" : "")"
@@ -202,7 +209,7 @@ extension CallAlertCommand {
   /// `callalert history`.
   struct History: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-      abstract: "Show recent calls from the history (the daemon need not run).")
+      abstract: "Show recent calls: from the running daemon, else from the history file.")
     @Option(help: ArgumentHelp("The config file naming the history.", valueName: "file")) var config: String?
     @Option(help: ArgumentHelp("The history database.", valueName: "file")) var database: String?
     @Flag(help: "Only missed calls.") var missed = false
@@ -217,8 +224,18 @@ extension CallAlertCommand {
     }
 
     func run() async throws {
-      let path =
-        try database ?? Daemon.configuration(for: DaemonOptions(configPath: config, simulate: simulate)).historyPath
+      let configuration = try Daemon.configuration(for: DaemonOptions(configPath: config, simulate: simulate))
+      if database == nil, !simulate {
+        // The running daemon knows what waits in memory; it never answers ok while records are pending or lost.
+        if let answer = try await HistoryFromDaemon.ask(
+          socketPath: configuration.socketPath, missedOnly: missed, limit: limit)
+        {
+          try HistoryPrinter.print(answer.calls, missedOnly: missed, json: json)
+          if let warning = answer.warning { throw CommandFailure(warning) }
+          return
+        }
+      }
+      let path = database ?? configuration.historyPath
       guard FileManager.default.fileExists(atPath: path) else { throw CommandFailure("no history at \(path) yet") }
       try HistoryPrinter.print(path: path, missedOnly: missed, limit: limit, json: json)
     }

@@ -5,7 +5,11 @@ import Foundation
 enum HistoryPrinter {
   static func print(path: String, missedOnly: Bool, limit: Int, json: Bool) throws {
     let history = try CallHistory(path: path)
-    let calls = try history.calls(missedOnly: missedOnly, limit: limit)
+    try print(try history.calls(missedOnly: missedOnly, limit: limit), missedOnly: missedOnly, json: json)
+  }
+
+  /// Prints calls, newest first.
+  static func print(_ calls: [CallRecord], missedOnly: Bool, json: Bool) throws {
     if json { return try printJSON(calls) }
     if calls.isEmpty {
       Swift.print(missedOnly ? "no missed calls" : "no calls")

@@ -1,0 +1,20 @@
+import CallAlertEngine
+import Foundation
+
+/// What the daemon needs of a history: ``CallHistory`` on disk, or a stand-in in tests (a disk that fills
+/// up, a file that cannot be opened). Every failure is a ``CallHistoryError`` whose ``CallHistoryError/kind``
+/// says whether trying again may help.
+public protocol CallHistoryStore: Sendable {
+  /// Records an engine event that happened at `date` (see ``CallHistory/record(_:at:)``).
+  func record(_ event: EngineEvent, at date: Date) throws(CallHistoryError)
+  /// Closes calls still ringing as missed, reason `interrupted`, ended at `date`; returns how many.
+  func closeInterrupted(at date: Date) throws(CallHistoryError) -> Int
+  /// Deletes calls received before `date` but unacknowledged missed calls; returns how many.
+  func prune(receivedBefore date: Date) throws(CallHistoryError) -> Int
+  /// The most recent calls, newest first.
+  func calls(missedOnly: Bool, limit: Int) throws(CallHistoryError) -> [CallRecord]
+  /// Missed calls not yet acknowledged, oldest first.
+  func unacknowledgedMissed() throws(CallHistoryError) -> [IncomingCall]
+}
+
+extension CallHistory: CallHistoryStore {}
