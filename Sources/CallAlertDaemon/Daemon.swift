@@ -94,7 +94,8 @@ public enum Daemon {
     let server: ControlSocketServer
     do {
       server = try ControlSocketServer(
-        path: configuration.socketPath, mode: mode_t(configuration.socketMode), logger: logger)
+        path: configuration.socketPath, mode: mode_t(configuration.socketMode), group: configuration.socketGroup,
+        logger: logger)
     } catch {
       throw DaemonStartError(description: "\(error)")
     }
@@ -138,7 +139,9 @@ public enum Daemon {
         }),
       .init(
         service: TaskService {
-          await server.run { line, number, source in await handler.handle(line, lineNumber: number, source: source) }
+          await server.run { line, number, source in
+            await handler.handle(String(decoding: line, as: UTF8.self), lineNumber: number, source: source)
+          }
         }),
       .init(
         service: TaskService {
@@ -159,7 +162,8 @@ public enum Daemon {
             for await line in StandardInputReader.lines() {
               let answer: String
               switch line {
-              case .line(let text, let number):
+              case .line(let bytes, let number):
+                let text = String(decoding: bytes, as: UTF8.self)
                 if text.allSatisfy(\.isWhitespace) { continue }
                 answer = await handler.handle(text, lineNumber: number, source: "<stdin>")
               case .tooLong(let number):

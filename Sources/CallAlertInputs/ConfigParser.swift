@@ -278,8 +278,9 @@ struct ConfigParser {
 
   private mutating func socket(_ node: Node, into config: inout DaemonConfiguration) {
     guard let fields = mapping(node, "socket", example: "'path:' and 'mode: \"0600\"'") else { return }
-    checkKeys(fields, allowed: ["path", "mode"], "socket")
+    checkKeys(fields, allowed: ["path", "mode", "group"], "socket")
     if let pathNode = fields.value("path"), let path = path(pathNode, "socket.path") { config.socketPath = path }
+    if let groupNode = fields.value("group") { config.socketGroup = socketGroup(groupNode) }
     guard let modeNode = fields.value("mode"), let text = nonEmptyText(modeNode, "socket.mode") else { return }
     var digits = Substring(text)
     if digits.hasPrefix("0o") { digits = digits.dropFirst(2) }
