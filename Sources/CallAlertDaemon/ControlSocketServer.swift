@@ -180,8 +180,15 @@ public final class ControlSocketServer: Sendable {
     var status = stat()
     guard lstat(path, &status) == 0 else { return }
     guard status.st_mode & S_IFMT == S_IFSOCK else { throw .notASocket(path: path) }
-    if (try? ControlSocketClient.connect(path)).map({ close($0) }) != nil { throw .inUse(path: path) }
-    unlink(path)
+    do throws(ControlSocketError) {
+      close(try ControlSocketClient.connect(path))
+    } catch .foreignDaemon(let path, let userID) {
+      throw .foreignDaemon(path: path, userID: userID)  // another user's listener: never remove it
+    } catch {
+      unlink(path)  // nobody answers: a socket left by a daemon that died
+      return
+    }
+    throw .inUse(path: path)
   }
 }
 

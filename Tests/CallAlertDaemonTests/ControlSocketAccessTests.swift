@@ -71,35 +71,46 @@ struct ControlSocketAccessTests {
     #expect(ControlSocketClient.trusts(PeerCredentials(userID: listener, groupID: listener), userID: 1000) == trusted)
   }
 
-  /// Another user listening first on the socket's name gets nothing: the client refuses before sending.
+  /// Another user listening first on the socket's name gets nothing: the client refuses before sending, and
+  /// the daemon refuses to start there.
   @Test(.enabled(if: geteuid() == 0, "needs root to listen as another user"))
   func theClientSendsNothingToAnotherUsersListener() async throws {
     let folder = SocketFolder()
-    chmod(folder.path, 0o777)
+    chmod(folder.path, 0o1777)  // shared like /tmp: anyone may create a name, nobody may remove another's
     let squatter = Process()
     squatter.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
     squatter.arguments = [
       "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c",
       """
       import socket, sys
-      s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.bind(sys.argv[1]); s.listen(1)
+      s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.bind(sys.argv[1]); s.listen(8)
       print("ready", flush=True)
-      c, _ = s.accept(); c.settimeout(5)
-      try: data = c.recv(100)
-      except Exception: data = b""
+      sys.stdin.readline()  # the test is done: read what every queued connection sent
+      s.settimeout(0.5); data = b""
+      try:
+          while True: data += s.accept()[0].recv(1000)
+      except OSError: pass
       print("got:" + data.decode(errors="replace"), flush=True)
       """, folder.socket,
     ]
     let output = Pipe()
+    let input = Pipe()
     squatter.standardOutput = output
+    squatter.standardInput = input
     try squatter.run()
     defer { squatter.terminate() }
     let reader = output.fileHandleForReading
     let ready = await onThread { String(decoding: reader.availableData, as: UTF8.self) }
     #expect(ready.hasPrefix("ready"))
+    // A daemon starting there neither replaces the squatter's socket nor talks to it.
+    #expect(throws: ControlSocketError.foreignDaemon(path: folder.socket, userID: 65534)) {
+      _ = try ControlSocketServer(path: folder.socket, logger: Logger(label: "test"))
+    }
+    #expect(FileManager.default.fileExists(atPath: folder.socket))
     await #expect(throws: ControlSocketError.foreignDaemon(path: folder.socket, userID: 65534)) {
       _ = try await ControlSocketClient.request(#"{"type":"call","caller":"+14155550101"}"#, path: folder.socket)
     }
+    input.fileHandleForWriting.write(Data("done\n".utf8))
     let got = await onThread { String(decoding: reader.readDataToEndOfFile(), as: UTF8.self) }
     #expect(got.contains("got:\n"), "the squatter received: \(got)")
   }
@@ -176,8 +187,10 @@ struct ControlSocketAccessTests {
   @Test func aSharedDirectoryThatOthersMayWriteWithoutTheStickyBitIsRefused() throws {
     let folder = SocketFolder()
     chmod(folder.path, 0o777)
-    #expect(throws: ControlSocketError.self) {
+    let reason = "its mode is 0777: other users could replace the socket; use a directory only you can write"
+    #expect(throws: ControlSocketError.unsafeDirectory(path: folder.path, reason: reason)) {
       _ = try ControlSocketServer(path: folder.socket, logger: .init(label: "test"))
     }
+    #expect(!FileManager.default.fileExists(atPath: folder.socket))
   }
 }
