@@ -1,5 +1,4 @@
 import CallAlertInputs
-import CallAlertSerial
 @preconcurrency import Dispatch
 import Logging
 
@@ -226,70 +225,4 @@ public enum ControlSocketError: Error, Equatable, CustomStringConvertible {
     case .answerTooLong(let path): "the answer on \(path) is longer than the client accepts"
     }
   }
-}
-
-/// The client side, for `callalert notify` and `status`: one request line, one answer line.
-public enum ControlSocketClient {
-  /// Connects to the daemon's socket; returns the descriptor.
-  public static func connect(_ path: String) throws(ControlSocketError) -> CInt {
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    let bytes = Array(path.utf8)
-    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-      throw .pathTooLong(path: path, limit: MemoryLayout.size(ofValue: address.sun_path) - 1)
-    }
-    withUnsafeMutableBytes(of: &address.sun_path) { raw in
-      for (index, byte) in bytes.enumerated() { raw[index] = byte }
-    }
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { throw .system("socket", path: path, errno: errno) }
-    let result = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        systemConnect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-      }
-    }
-    guard result == 0 else {
-      let error = errno
-      close(fd)
-      if error == ENOENT || error == ECONNREFUSED { throw .noDaemon(path: path) }
-      throw .system("connect", path: path, errno: error)
-    }
-    // Before a byte is sent: the listener must be us (or root), not another user who bound the name first.
-    let peer = PeerCredentials.of(fd)
-    guard let peer, trusts(peer, userID: geteuid()) else {
-      close(fd)
-      throw .foreignDaemon(path: path, userID: peer?.userID ?? uid_t.max)
-    }
-    return fd
-  }
-
-  /// Whether a client run by `userID` may talk to the listener `peer`: only its own user's daemon, or root's.
-  public static func trusts(_ peer: PeerCredentials, userID: uid_t) -> Bool {
-    peer.userID == userID || peer.userID == 0
-  }
-
-  /// Sends one request line and returns the answer line.
-  public static func request(_ line: String, path: String) async throws -> String {
-    let fd = try connect(path)
-    let channel = try DescriptorChannel(taking: FileDescriptor(rawValue: fd), name: path)
-    defer { channel.close() }
-    try await channel.write(Array((line + "\n").utf8))
-    var splitter = LineSplitter(maxLength: 64 * 1024 * 1024)
-    for try await chunk in channel.incoming {
-      for line in splitter.feed(chunk) {
-        guard let answer = line.text else { throw ControlSocketError.answerTooLong(path: path) }
-        return answer
-      }
-    }
-    throw ControlSocketError.noDaemon(path: path)
-  }
-}
-
-/// connect(2), named apart from ``ControlSocketClient/connect(_:)``.
-private func systemConnect(_ fd: CInt, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> CInt {
-  #if canImport(Glibc)
-    Glibc.connect(fd, address, length)
-  #else
-    Darwin.connect(fd, address, length)
-  #endif
 }

@@ -64,6 +64,25 @@ struct ControlSocketAccessTests {
     await server.stop()
   }
 
+  /// The daemon may refuse and close before the request is even sent: the client still shows the reason.
+  @Test func aRefusedClientShowsTheReasonEvenWhenTheDaemonClosedBeforeItSent() async throws {
+    let folder = SocketFolder()
+    let server = try RunningServer(at: folder.socket, policy: PeerPolicy(ownerID: 4242, admitsRoot: false))
+    let descriptor = try ControlSocketClient.connect(folder.socket)
+    let closed = await onThread { () -> Bool in
+      let readHangUp: Int16 = 0x2000  // POLLRDHUP, which Glibc declares only under _GNU_SOURCE
+      var entry = pollfd(fd: descriptor, events: readHangUp, revents: 0)
+      for _ in 0..<100 where poll(&entry, 1, 100) >= 0 {
+        if entry.revents & (readHangUp | Int16(POLLHUP)) != 0 { return true }
+      }
+      return false
+    }
+    #expect(closed, "the daemon did not close the refused connection")
+    let answer = try ControlSocketClient.exchange(descriptor, #"{"type":"status"}"#, path: folder.socket)
+    #expect(answer.contains("may not use this socket"))
+    await server.stop()
+  }
+
   // MARK: - The client checks the daemon
 
   @Test(arguments: [(uid_t(1000), true), (0, true), (1001, false)])
