@@ -91,7 +91,8 @@ public final class ControlSocketServer: Sendable {
       descriptor: descriptor, limits: limits, policy: policy, logger: logger, accept: acceptConnection,
       clock: clock, accepted: continuation)
     await withTaskCancellationHandler {
-      await withTaskGroup(of: Void.self) { group in
+      // Discarding: a long-running daemon must not keep a finished task per client it ever served.
+      await withDiscardingTaskGroup { group in
         for await (client, number) in connections {
           let connection = ControlConnection(
             taking: client, name: "socket#\(number)", outputLimit: limits.maxUnsentBytes, clock: clock
