@@ -120,6 +120,23 @@ struct ControlSocketLimitTests {
     await server.stop()
   }
 
+  /// Descriptors are kept for the boards: a client that would take one of them is refused, so a replugged
+  /// board can always be reopened. Here every descriptor is reserved, so every client is.
+  @Test func aClientThatWouldTakeADescriptorKeptForTheBoardsIsRefused() async throws {
+    var limit = rlimit()
+    #expect(getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0)
+    try #require(limit.rlim_cur < rlim_t(Int.max))
+    let folder = SocketFolder()
+    let server = try RunningServer(
+      at: folder.socket, limits: ControlSocketLimits(reservedDescriptors: Int(limit.rlim_cur)))
+    let client = try RawClient(folder.socket)
+    defer { client.close() }
+    let refusal = await onThread { client.readToEnd() }
+    #expect(refusal.text.contains("the daemon is short of file descriptors; try again later"))
+    #expect(refusal.reachedEnd)
+    await server.stop()
+  }
+
   @Test func anIdleClientIsDisconnectedAfterTheIdleTimeout() async throws {
     let folder = SocketFolder()
     let server = try RunningServer(
