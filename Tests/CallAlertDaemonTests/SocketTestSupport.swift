@@ -7,14 +7,16 @@ import Logging
   import Glibc
 #endif
 
-/// A private temporary directory for one test's socket.
-struct SocketFolder {
+/// A private temporary directory for one test's socket, removed with everything in it when the test is done.
+final class SocketFolder: Sendable {
   let path: String
 
   init() {
     var template = Array("/tmp/callalert-test-XXXXXX".utf8CString)
     path = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
   }
+
+  deinit { try? FileManager.default.removeItem(atPath: path) }
 
   var socket: String { path + "/control.sock" }
 }
