@@ -1,4 +1,4 @@
-import CallAlertSerial
+import CallAlertInputs
 @preconcurrency import Dispatch
 import Logging
 
@@ -10,20 +10,49 @@ import Logging
 
 /// The daemon's control socket: a Unix stream socket (mode 0600 by default) that takes one JSON request
 /// per line and answers each with one JSON line. Accepting and every connection are event-driven.
+///
+/// Nothing a client does can grow the daemon without bound or make it spin (see ``ControlSocketLimits``): lines
+/// are read only as fast as they are answered, a line over the limit is dropped while it is read, a client that
+/// does not read its answers is disconnected, connections are limited in number and in idle time, and running
+/// out of descriptors makes accepting pause, leaving descriptors for the boards. Only the daemon's user, root
+/// and the members of `socket.group` are answered (``PeerPolicy``).
 public final class ControlSocketServer: Sendable {
-  /// Answers one request line; the answer is sent back as a line.
-  public typealias Handler = @Sendable (_ line: String, _ lineNumber: Int, _ connection: String) async -> String
+  /// Answers one request line (its bytes as received); the answer is sent back as a line.
+  public typealias Handler = @Sendable (_ line: [UInt8], _ lineNumber: Int, _ connection: String) async -> String
 
   /// The socket's path.
   public let path: String
+  /// The limits applied to clients.
+  public let limits: ControlSocketLimits
   private let descriptor: CInt
   private let logger: Logger
+  private let policy: PeerPolicy
+  private let acceptConnection: @Sendable (CInt) -> CInt
 
-  /// Binds and listens at `path` with permission `mode`. A stale socket left by a daemon that died is
-  /// replaced; a live one (another daemon answers) or a non-socket file at `path` is an error.
-  public init(path: String, mode: mode_t = 0o600, logger: Logger) throws(ControlSocketError) {
+  /// Binds and listens at `path` with permission `mode`, in a directory only the user controls (created 0700
+  /// when missing). A stale socket left by a daemon that died is replaced; a live one (another daemon answers)
+  /// or a non-socket file at `path` is an error. With `group`, the socket file is given to that group and its
+  /// members are answered too (the mode must let the group in, e.g. 0660).
+  public convenience init(
+    path: String, mode: mode_t = 0o600, group: gid_t? = nil, limits: ControlSocketLimits = .standard,
+    logger: Logger
+  ) throws(ControlSocketError) {
+    try self.init(
+      path: path, mode: mode, group: group, limits: limits, policy: .current(group: group), logger: logger,
+      accept: { listening in systemAccept(listening) })
+  }
+
+  /// The designated initialiser; tests pass their own peer policy and accept(2).
+  init(
+    path: String, mode: mode_t, group: gid_t?, limits: ControlSocketLimits, policy: PeerPolicy, logger: Logger,
+    accept: @escaping @Sendable (CInt) -> CInt
+  ) throws(ControlSocketError) {
     self.path = path
     self.logger = logger
+    self.limits = limits
+    self.policy = policy
+    acceptConnection = accept
+    try SocketDirectory.prepare(forSocketAt: path, userID: geteuid())
     try ControlSocketServer.clearStale(path)
     var address = try ControlSocketServer.address(path)
     let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
@@ -39,79 +68,100 @@ public final class ControlSocketServer: Sendable {
       close(fd)
       throw .system("bind", path: path, errno: error)
     }
-    guard chmod(path, mode) == 0, listen(fd, 16) == 0 else {
+    guard group.map({ chown(path, uid_t.max, $0) == 0 }) ?? true, chmod(path, mode) == 0, listen(fd, 64) == 0 else {
       let error = errno
       close(fd)
       unlink(path)
       throw .system("listen", path: path, errno: error)
     }
     _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+    _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
     descriptor = fd
   }
 
   /// Serves connections until cancelled, then closes the socket and removes its file.
   public func run(handler: @escaping Handler) async {
-    let (connections, continuation) = AsyncStream.makeStream(of: CInt.self)
-    let queue = DispatchQueue(label: "CallAlertDaemon.ControlSocketServer")
-    let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
-    let listening = descriptor
-    source.setEventHandler {
-      while true {
-        let client = accept(listening, nil, nil)
-        if client < 0 { break }
-        continuation.yield(client)
-      }
-    }
-    source.setCancelHandler {
-      close(listening)
-      continuation.finish()
-    }
-    source.resume()
+    await run(clock: ContinuousClock(), handler: handler)
+  }
+
+  /// Serves connections until cancelled, timing idleness and accept back-off on `clock`.
+  public func run<C: Clock<Duration>>(clock: C, handler: @escaping Handler) async {
+    let (connections, continuation) = AsyncStream.makeStream(of: (CInt, Int).self)
+    let acceptor = ControlSocketAcceptor(
+      descriptor: descriptor, limits: limits, policy: policy, logger: logger, accept: acceptConnection,
+      clock: clock, accepted: continuation)
     await withTaskCancellationHandler {
-      await withTaskGroup(of: Void.self) { group in
-        var count = 0
-        for await client in connections {
-          count += 1
-          let name = "socket#\(count)"
-          group.addTask { [logger] in
-            await ControlSocketServer.serve(client, name: name, handler: handler, logger: logger)
+      // Discarding: a long-running daemon must not keep a finished task per client it ever served.
+      await withDiscardingTaskGroup { group in
+        for await (client, number) in connections {
+          let connection = ControlConnection(
+            taking: client, name: "socket#\(number)", outputLimit: limits.maxUnsentBytes, clock: clock
+          ) { [logger] reason in
+            acceptor.connectionDidClose()
+            switch reason {
+            case .finished: break
+            case .outputFull: logger.notice("control socket: socket#\(number) did not read its answers; disconnected")
+            case .idle: logger.info("control socket: socket#\(number) idle; disconnected")
+            }
+          }
+          group.addTask { [limits] in
+            await ControlSocketServer.serve(connection, limits: limits, handler: handler)
           }
         }
         group.cancelAll()
       }
     } onCancel: {
-      source.cancel()
+      acceptor.stop()
     }
     unlink(path)
   }
 
-  private static func serve(_ client: CInt, name: String, handler: Handler, logger: Logger) async {
-    let channel: DescriptorChannel
-    do {
-      channel = try DescriptorChannel(taking: FileDescriptor(rawValue: client), name: name)
-    } catch {
-      logger.warning("control socket: \(error)")
-      return
+  /// Answers a client's lines in order until it is done, then sends what is left and closes.
+  static func serve<C: Clock<Duration>>(
+    _ connection: ControlConnection<C>, limits: ControlSocketLimits, handler: Handler
+  ) async {
+    // Cancellation (the daemon stopping) closes the connection, which ends a read that waits.
+    await withTaskCancellationHandler {
+      await serveLines(connection, limits: limits, handler: handler)
+    } onCancel: {
+      connection.close()
     }
-    var splitter = LineSplitter()
-    do {
-      for try await chunk in channel.incoming {
-        for line in splitter.feed(chunk) {
+  }
+
+  private static func serveLines<C: Clock<Duration>>(
+    _ connection: ControlConnection<C>, limits: ControlSocketLimits, handler: Handler
+  ) async {
+    await withTaskGroup(of: Void.self) { group in
+      group.addTask { await connection.watchIdleness(timeout: limits.idleTimeout) }
+      var splitter = LineSplitter(maxLength: limits.maxLineLength)
+      reading: while true {
+        let received = await connection.receive()
+        let lines: [LineSplitter.Line]
+        switch received {
+        case .bytes(let bytes): lines = splitter.feed(bytes)
+        case .end: lines = splitter.finish()  // a last line without its newline is still a line
+        }
+        for line in lines {
           let answer: String
           switch line {
-          case .line(let text, let number):
-            if text.allSatisfy(\.isWhitespace) { continue }
-            answer = await handler(text, number, name)
+          case .line(let bytes, let number):
+            if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
+            connection.setBusy(true)
+            answer = await handler(bytes, number, connection.name)
+            connection.setBusy(false)
           case .tooLong(let number):
-            answer = #"{"ok":false,"error":"\#(name):\#(number):1: line longer than 256 KiB"}"#
+            answer = ControlResponse.failure(
+              "\(connection.name):\(number):1: line longer than \(limits.maxLineLength / 1024) KiB; it was skipped")
           }
-          try await channel.write(Array((answer + "\n").utf8))
+          guard await connection.send(Array((answer + "\n").utf8)) else { break reading }
         }
+        if received == .end { break }
       }
-    } catch {
-      // The client went away; nothing to answer.
+      // After a half-close (shutdown(SHUT_WR)) the client still reads: its answers go out before the close.
+      await connection.drain()
+      connection.close()
+      group.cancelAll()
     }
-    channel.close()
   }
 
   private static func address(_ path: String) throws(ControlSocketError) -> sockaddr_un {
@@ -130,8 +180,15 @@ public final class ControlSocketServer: Sendable {
     var status = stat()
     guard lstat(path, &status) == 0 else { return }
     guard status.st_mode & S_IFMT == S_IFSOCK else { throw .notASocket(path: path) }
-    if (try? ControlSocketClient.connect(path)).map({ close($0) }) != nil { throw .inUse(path: path) }
-    unlink(path)
+    do throws(ControlSocketError) {
+      close(try ControlSocketClient.connect(path))
+    } catch .foreignDaemon(let path, let userID) {
+      throw .foreignDaemon(path: path, userID: userID)  // another user's listener: never remove it
+    } catch {
+      unlink(path)  // nobody answers: a socket left by a daemon that died
+      return
+    }
+    throw .inUse(path: path)
   }
 }
 
@@ -147,6 +204,12 @@ public enum ControlSocketError: Error, Equatable, CustomStringConvertible {
   case system(String, path: String, errno: Int32)
   /// Nothing listens at the path.
   case noDaemon(path: String)
+  /// The socket's directory could be tampered with by another user; the reason says how.
+  case unsafeDirectory(path: String, reason: String)
+  /// The process listening at the path belongs to another user: nothing was sent to it.
+  case foreignDaemon(path: String, userID: uid_t)
+  /// The daemon's answer did not fit the client's line limit.
+  case answerTooLong(path: String)
 
   /// A message naming the path and what to do.
   public var description: String {
@@ -156,58 +219,11 @@ public enum ControlSocketError: Error, Equatable, CustomStringConvertible {
     case .pathTooLong(let path, let limit): "socket path \(path) is longer than \(limit) bytes"
     case .system(let call, let path, let errno): "\(call) on \(path): \(String(cString: strerror(errno)))"
     case .noDaemon(let path): "no callalert daemon listens on \(path); start one with `callalert run`"
+    case .unsafeDirectory(let path, let reason): "refusing to use \(path) for the control socket: \(reason)"
+    case .foreignDaemon(let path, let userID):
+      "\(path) is served by uid \(userID), not by you (uid \(geteuid())); nothing was sent (is someone else's "
+        + "process listening there?)"
+    case .answerTooLong(let path): "the answer on \(path) is longer than the client accepts"
     }
   }
-}
-
-/// The client side, for `callalert notify` and `status`: one request line, one answer line.
-public enum ControlSocketClient {
-  /// Connects to the daemon's socket; returns the descriptor.
-  public static func connect(_ path: String) throws(ControlSocketError) -> CInt {
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    let bytes = Array(path.utf8)
-    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-      throw .pathTooLong(path: path, limit: MemoryLayout.size(ofValue: address.sun_path) - 1)
-    }
-    withUnsafeMutableBytes(of: &address.sun_path) { raw in
-      for (index, byte) in bytes.enumerated() { raw[index] = byte }
-    }
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { throw .system("socket", path: path, errno: errno) }
-    let result = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        systemConnect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-      }
-    }
-    guard result == 0 else {
-      let error = errno
-      close(fd)
-      if error == ENOENT || error == ECONNREFUSED { throw .noDaemon(path: path) }
-      throw .system("connect", path: path, errno: error)
-    }
-    return fd
-  }
-
-  /// Sends one request line and returns the answer line.
-  public static func request(_ line: String, path: String) async throws -> String {
-    let fd = try connect(path)
-    let channel = try DescriptorChannel(taking: FileDescriptor(rawValue: fd), name: path)
-    defer { channel.close() }
-    try await channel.write(Array((line + "\n").utf8))
-    var splitter = LineSplitter()
-    for try await chunk in channel.incoming {
-      for case .line(let answer, _) in splitter.feed(chunk) { return answer }
-    }
-    throw ControlSocketError.noDaemon(path: path)
-  }
-}
-
-/// connect(2), named apart from ``ControlSocketClient/connect(_:)``.
-private func systemConnect(_ fd: CInt, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> CInt {
-  #if canImport(Glibc)
-    Glibc.connect(fd, address, length)
-  #else
-    Darwin.connect(fd, address, length)
-  #endif
 }

@@ -27,7 +27,7 @@ extension Daemon {
     let socket = try InstanceLock.acquire(for: configuration.socketPath, what: "socket")
     do {
       return [socket, try InstanceLock.acquire(for: configuration.historyPath, what: "history")]
-    } catch where !error.isInUse {
+    } catch  where !error.isInUse {
       logger.warning("history not locked: \(error.description)")
       return [socket]
     }

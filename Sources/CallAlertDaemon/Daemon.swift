@@ -117,7 +117,8 @@ public enum Daemon {
     let server: ControlSocketServer
     do {
       server = try ControlSocketServer(
-        path: configuration.socketPath, mode: mode_t(configuration.socketMode), logger: logger)
+        path: configuration.socketPath, mode: mode_t(configuration.socketMode), group: configuration.socketGroup,
+        logger: logger)
     } catch {
       throw DaemonStartError(description: "\(error)")
     }
@@ -168,7 +169,9 @@ public enum Daemon {
         }),
       .init(
         service: TaskService {
-          await server.run { line, number, source in await handler.handle(line, lineNumber: number, source: source) }
+          await server.run { line, number, source in
+            await handler.handle(line, lineNumber: number, source: source)
+          }
         }),
       .init(
         service: TaskService {
@@ -190,9 +193,10 @@ public enum Daemon {
             for await line in StandardInputReader.lines() {
               let answer: String
               switch line {
-              case .line(let text, let number):
-                if text.allSatisfy(\.isWhitespace) { continue }
-                answer = await handler.handle(text, lineNumber: number, source: "<stdin>")
+              case .line(let bytes, let number):
+                // Bytes as they came: invalid UTF-8 in an id is refused by the parser, never replaced.
+                if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
+                answer = await handler.handle(bytes, lineNumber: number, source: "<stdin>")
               case .tooLong(let number):
                 answer = ControlResponse.failure("<stdin>:\(number):1: line longer than 256 KiB")
               }

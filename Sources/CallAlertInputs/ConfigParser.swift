@@ -335,8 +335,9 @@ struct ConfigParser {
 
   private mutating func socket(_ node: Node, into config: inout DaemonConfiguration) {
     guard let fields = mapping(node, "socket", example: "'path:' and 'mode: \"0600\"'") else { return }
-    checkKeys(fields, allowed: ["path", "mode", "allow_others"], "socket")
+    checkKeys(fields, allowed: ["path", "mode", "group", "allow_others"], "socket")
     if let pathNode = fields.value("path"), let path = path(pathNode, "socket.path") { config.socketPath = path }
+    if let groupNode = fields.value("group") { config.socketGroup = socketGroup(groupNode) }
     let allowOthers = fields.value("allow_others").flatMap { bool($0, "socket.allow_others") } ?? false
     guard let modeNode = fields.value("mode"), let text = nonEmptyText(modeNode, "socket.mode") else { return }
     var digits = Substring(text)
@@ -353,12 +354,14 @@ struct ConfigParser {
         "mode \(text) would lock the daemon's own user out; keep the owner's 6, e.g. \"0600\" or \"0660\"")
       return
     }
-    // Anyone who may connect may ring the boards and read callers' names and numbers: never by accident.
-    guard mode & 0o077 == 0 || allowOthers else {
+    // Anyone who may connect may ring the boards and read callers' names and numbers: never by accident. A
+    // `socket.group` says the group's bits are meant; anything for all other users needs `allow_others`.
+    let meant: UInt16 = allowOthers ? 0o077 : (fields.value("group") != nil ? 0o070 : 0)
+    guard mode & 0o077 & ~meant == 0 else {
       error(
         modeNode, "socket.mode",
         "mode \(text) lets other users connect (ring the boards, read callers' names and numbers); "
-          + "add 'allow_others: true' under socket: if that is meant, or use \"0600\"")
+          + "add 'allow_others: true' (or, for a group, 'group:') under socket: if that is meant, or use \"0600\"")
       return
     }
     config.socketMode = mode

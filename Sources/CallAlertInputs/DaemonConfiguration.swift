@@ -10,6 +10,8 @@ public struct DaemonConfiguration: Equatable, Sendable {
   public var socketPath: String
   /// The control socket's permission bits (default `0o600`: only the owner may connect).
   public var socketMode: UInt16
+  /// The group whose members may use the control socket besides the user (`socket.group`); nil: nobody else.
+  public var socketGroup: UInt32? = nil
   /// The path of the call-history database (SQLite).
   public var historyPath: String
   /// How many days calls stay in the history (`history.keep_days`); older ones are deleted at start and
@@ -55,12 +57,19 @@ public struct DaemonConfiguration: Equatable, Sendable {
       historyPath: defaultHistoryPath(environment: environment))
   }
 
-  /// `$XDG_RUNTIME_DIR/callalert.sock` when that is set to an absolute path, else `/tmp/callalert-<uid>.sock`.
+  /// `$XDG_RUNTIME_DIR/callalert.sock` when that is set to an absolute path, else `callalert.sock` in
+  /// ``privateSocketDirectory(userID:)``: never a name in shared `/tmp`, where another user could listen first.
   public static func defaultSocketPath(
     environment: [String: String] = ProcessInfo.processInfo.environment, userID: UInt32 = getuid()
   ) -> String {
     if let runtime = absolute(environment["XDG_RUNTIME_DIR"]) { return runtime + "/callalert.sock" }
-    return "/tmp/callalert-\(userID).sock"
+    return privateSocketDirectory(userID: userID) + "/callalert.sock"
+  }
+
+  /// `/tmp/callalert-<uid>`: the socket's directory without `XDG_RUNTIME_DIR`. The daemon creates it with mode
+  /// 0700 and refuses it unless it is a real directory, owned by the user, that nobody else may enter.
+  public static func privateSocketDirectory(userID: UInt32 = getuid()) -> String {
+    "/tmp/callalert-\(userID)"
   }
 
   /// `$XDG_STATE_HOME/callalert/history.sqlite` when that is set to an absolute path, else

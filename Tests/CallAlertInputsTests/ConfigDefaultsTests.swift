@@ -40,12 +40,12 @@ import Testing
       socket: "/run/user/501/callalert.sock", history: "/var/state/bob/callalert/history.sqlite",
       config: "/etc/bob/callalert/config.yaml"),
     PathCase(
-      environment: ["HOME": "/home/bob"], socket: "/tmp/callalert-501.sock",
+      environment: ["HOME": "/home/bob"], socket: "/tmp/callalert-501/callalert.sock",
       history: "/home/bob/.local/state/callalert/history.sqlite", config: "/home/bob/.config/callalert/config.yaml"),
     // The XDG rule: relative values are ignored; trailing slashes are dropped.
     PathCase(
       environment: ["HOME": "/home/bob/", "XDG_RUNTIME_DIR": "run", "XDG_STATE_HOME": "", "XDG_CONFIG_HOME": "cfg"],
-      socket: "/tmp/callalert-501.sock", history: "/home/bob/.local/state/callalert/history.sqlite",
+      socket: "/tmp/callalert-501/callalert.sock", history: "/home/bob/.local/state/callalert/history.sqlite",
       config: "/home/bob/.config/callalert/config.yaml"),
     PathCase(
       environment: ["HOME": "/home/bob", "XDG_RUNTIME_DIR": "/run/user/501/"],

@@ -189,11 +189,11 @@ import Testing
     Case(
       "socket:\n  mode: \"0660\"\n", "2:9", "socket.mode",
       "mode 0660 lets other users connect (ring the boards, read callers' names and numbers); add "
-        + "'allow_others: true' under socket: if that is meant, or use \"0600\""),
+        + "'allow_others: true' (or, for a group, 'group:') under socket: if that is meant, or use \"0600\""),
     Case(
       "socket:\n  mode: \"0606\"\n  allow_others: false\n", "2:9", "socket.mode",
       "mode 0606 lets other users connect (ring the boards, read callers' names and numbers); add "
-        + "'allow_others: true' under socket: if that is meant, or use \"0600\""),
+        + "'allow_others: true' (or, for a group, 'group:') under socket: if that is meant, or use \"0600\""),
     Case("socket:\n  allow_others: maybe\n", "2:17", "socket.allow_others", "'maybe' is not true or false"),
     Case(
       "history: /var/lib/history.sqlite\n", "1:10", "history",

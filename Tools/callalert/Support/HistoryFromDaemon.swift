@@ -15,12 +15,15 @@ enum HistoryFromDaemon {
   /// Asks the daemon at `socketPath`; nil when no daemon listens there (then the file is the whole truth).
   static func ask(socketPath: String, missedOnly: Bool, limit: Int) async throws -> Answer? {
     let request = #"{"type":"history","missed":\#(missedOnly),"limit":\#(limit)}"#
-    let line: String
+    let answer: Result<String, ControlSocketError>
     do {
-      line = try await ControlSocketClient.request(request, path: socketPath)
-    } catch ControlSocketError.noDaemon {
-      return nil
+      answer = .success(try await ControlSocketClient.request(request, path: socketPath))
+    } catch {
+      answer = .failure(error)
     }
+    // (A `catch ControlSocketError.noDaemon` clause here crashes Swift 6.3's ownership verifier.)
+    if case .failure(.noDaemon) = answer { return nil }
+    let line = try answer.get()
     guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
       throw CommandFailure("the daemon answered something that is not a JSON object: \(line)")
     }

@@ -1,0 +1,291 @@
+@preconcurrency import Dispatch
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// One client of the control socket, with bounded memory whatever the client does.
+///
+/// Reading is on demand: the socket is read only when the server asks for the next chunk (``receive()``), so a
+/// client that sends faster than the daemon answers fills its own kernel buffer and blocks, instead of filling
+/// the daemon's memory (backpressure). Answers go out through a buffer of at most `outputLimit` unsent bytes; a
+/// client that keeps sending but never reads overflows it and is disconnected. A client that neither sends
+/// nor reads for `idleTimeout` (measured on the injected clock) is disconnected too.
+///
+/// Every mutable property is confined to `queue`, a serial queue that also runs the dispatch sources' handlers.
+final class ControlConnection<C: Clock<Duration>>: @unchecked Sendable {
+  /// What a read brought.
+  enum Received: Equatable {
+    /// Bytes, at most one read's worth.
+    case bytes([UInt8])
+    /// The client will send no more: it closed or half-closed (`shutdown(SHUT_WR)`), or the socket failed.
+    case end
+  }
+
+  /// Why the daemon closed a connection.
+  enum CloseReason: Equatable, Sendable {
+    /// The exchange is over (the client sent its last line and got its answers, or went away).
+    case finished
+    /// The client did not read its answers and its output buffer filled up.
+    case outputFull
+    /// The client was silent for the idle timeout.
+    case idle
+  }
+
+  /// The name in logs and error lines, such as `socket#3`.
+  let name: String
+  private let descriptor: CInt
+  private let queue: DispatchQueue
+  private let outputLimit: Int
+  private let clock: C
+  private let onClose: @Sendable (CloseReason) -> Void
+
+  // Confined to `queue`.
+  private var isOpen = true
+  private var readSource: (any DispatchSourceRead)?
+  private var writeSource: (any DispatchSourceWrite)?
+  private var readArmed = false  // the read source is resumed: a `receive()` waits for bytes
+  private var writeArmed = false  // the write source is resumed: output waits for room
+  private var liveSources = 0
+  private var readWaiter: CheckedContinuation<Received, Never>?
+  private var drainWaiters: [CheckedContinuation<Void, Never>] = []
+  private var output: [UInt8] = []
+  private var outputOffset = 0  // bytes of `output` already sent
+  private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+  private var lastActivity: C.Instant
+  private var busy = false
+
+  /// Takes ownership of `descriptor`, a connected, non-blocking stream socket.
+  init(
+    taking descriptor: CInt, name: String, outputLimit: Int, clock: C,
+    onClose: @escaping @Sendable (CloseReason) -> Void
+  ) {
+    self.descriptor = descriptor
+    self.name = name
+    self.outputLimit = outputLimit
+    self.clock = clock
+    self.onClose = onClose
+    lastActivity = clock.now
+    queue = DispatchQueue(label: "CallAlertDaemon.ControlConnection(\(name))")
+    queue.sync { makeSources() }
+  }
+
+  // MARK: - Reading
+
+  /// The next bytes from the client, waiting (without a thread) until some arrive; reads nothing before asked.
+  func receive() async -> Received {
+    await withCheckedContinuation { (waiter: CheckedContinuation<Received, Never>) in
+      queue.async { self.startReceiving(waiter) }
+    }
+  }
+
+  private func startReceiving(_ waiter: CheckedContinuation<Received, Never>) {
+    guard isOpen else { return waiter.resume(returning: .end) }
+    if let received = readOnce() { return waiter.resume(returning: received) }
+    readWaiter = waiter
+    if !readArmed {
+      readArmed = true
+      readSource?.resume()
+    }
+  }
+
+  private func readable() {
+    guard let waiter = readWaiter else { return disarmRead() }
+    guard let received = readOnce() else { return }  // a wake-up with nothing to read: keep waiting
+    readWaiter = nil
+    disarmRead()
+    waiter.resume(returning: received)
+  }
+
+  private func disarmRead() {
+    guard readArmed else { return }
+    readArmed = false
+    readSource?.suspend()
+  }
+
+  /// One read(2): bytes, the end, or nil when nothing is there yet.
+  private func readOnce() -> Received? {
+    while true {
+      let count = readBuffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+      if count > 0 {
+        lastActivity = clock.now
+        return .bytes(Array(readBuffer[..<count]))
+      }
+      if count == 0 { return .end }
+      switch errno {
+      case EINTR: continue
+      case EAGAIN, EWOULDBLOCK: return nil
+      default: return .end  // ECONNRESET and the like: nothing more will come
+      }
+    }
+  }
+
+  // MARK: - Writing
+
+  /// Queues `bytes` to be sent; false when the connection is closed, or closes now because the client has
+  /// left more than the output limit unread.
+  func send(_ bytes: [UInt8]) async -> Bool {
+    await withCheckedContinuation { (done: CheckedContinuation<Bool, Never>) in
+      queue.async { done.resume(returning: self.enqueue(bytes)) }
+    }
+  }
+
+  /// Returns once every queued byte is sent, or the connection is closed.
+  func drain() async {
+    await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+      queue.async {
+        if !self.isOpen || self.outputOffset == self.output.count {
+          waiter.resume()
+        } else {
+          self.drainWaiters.append(waiter)
+        }
+      }
+    }
+  }
+
+  private func enqueue(_ bytes: [UInt8]) -> Bool {
+    guard isOpen else { return false }
+    let unsent = output.count - outputOffset
+    // One answer always fits, however long; answers piling up behind an unread one do not.
+    if unsent > 0, unsent + bytes.count > outputLimit {
+      end(.outputFull)
+      return false
+    }
+    if outputOffset > 0 {
+      output.removeFirst(outputOffset)
+      outputOffset = 0
+    }
+    output.append(contentsOf: bytes)
+    flush()
+    return isOpen
+  }
+
+  private func flush() {
+    while isOpen, outputOffset < output.count {
+      let sent = output.withUnsafeBytes { buffer in
+        systemSend(descriptor, buffer.baseAddress! + outputOffset, buffer.count - outputOffset)
+      }
+      if sent > 0 {
+        outputOffset += sent
+        lastActivity = clock.now
+        continue
+      }
+      switch errno {
+      case EINTR: continue
+      case EAGAIN, EWOULDBLOCK:
+        if !writeArmed {
+          writeArmed = true
+          writeSource?.resume()
+        }
+        return
+      default: return end(.finished)  // EPIPE, ECONNRESET: the client is gone
+      }
+    }
+    guard isOpen else { return }
+    output = []
+    outputOffset = 0
+    if writeArmed {
+      writeArmed = false
+      writeSource?.suspend()
+    }
+    for waiter in drainWaiters { waiter.resume() }
+    drainWaiters.removeAll()
+  }
+
+  // MARK: - Idle timeout and closing
+
+  /// Marks the connection as working on a request, which is not idleness; every change counts as activity.
+  func setBusy(_ isBusy: Bool) {
+    queue.async {
+      self.busy = isBusy
+      self.lastActivity = self.clock.now
+    }
+  }
+
+  /// Closes the connection once it has been idle for `timeout`; returns when it is closed or on cancellation.
+  func watchIdleness(timeout: Duration) async {
+    while true {
+      let (open, busy, last) = await withCheckedContinuation { done in
+        queue.async { done.resume(returning: (self.isOpen, self.busy, self.lastActivity)) }
+      }
+      guard open else { return }
+      let now = clock.now
+      let deadline = busy ? now.advanced(by: timeout) : last.advanced(by: timeout)
+      if deadline <= now {
+        let line = Array(#"{"ok":false,"error":"closing a connection idle for \#(timeout)"}"#.utf8) + [0x0A]
+        queue.async {
+          _ = line.withUnsafeBytes { systemSend(self.descriptor, $0.baseAddress, $0.count) }
+          self.end(.idle)
+        }
+        return
+      }
+      do { try await clock.sleep(until: deadline, tolerance: nil) } catch { return }
+    }
+  }
+
+  /// Closes the connection; waiting reads end and waiting drains return. Calling it again does nothing.
+  func close() {
+    queue.async { self.end(.finished) }
+  }
+
+  private func end(_ reason: CloseReason) {
+    guard isOpen else { return }
+    isOpen = false
+    readWaiter?.resume(returning: .end)
+    readWaiter = nil
+    for waiter in drainWaiters { waiter.resume() }
+    drainWaiters.removeAll()
+    output = []
+    // A suspended source never runs its cancel handler: resume it first.
+    if !readArmed { readSource?.resume() }
+    if !writeArmed { writeSource?.resume() }
+    readSource?.cancel()
+    writeSource?.cancel()
+    readSource = nil
+    writeSource = nil
+    onClose(reason)
+  }
+
+  private func makeSources() {
+    let reader = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
+    reader.setEventHandler { [self] in readable() }
+    reader.setCancelHandler { [self, reader] in sourceDidCancel(reader) }
+    let writer = DispatchSource.makeWriteSource(fileDescriptor: descriptor, queue: queue)
+    writer.setEventHandler { [self] in flush() }
+    writer.setCancelHandler { [self, writer] in sourceDidCancel(writer) }
+    liveSources = 2
+    // Both start suspended: nothing is read before it is asked for, nothing watched before output waits.
+    for source in [reader, writer] as [any DispatchSourceProtocol] {
+      source.activate()
+      source.suspend()
+    }
+    readSource = reader
+    writeSource = writer
+  }
+
+  private func sourceDidCancel(_ source: any DispatchSourceProtocol) {
+    liveSources -= 1
+    if liveSources == 0 { _ = systemClose(descriptor) }
+  }
+}
+
+/// send(2) that never raises SIGPIPE: a client that went away makes it fail with EPIPE instead of killing the
+/// daemon.
+func systemSend(_ descriptor: CInt, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
+  #if canImport(Glibc)
+    Glibc.send(descriptor, bytes, count, Int32(MSG_NOSIGNAL))
+  #else
+    Darwin.send(descriptor, bytes, count, 0)  // Darwin: SO_NOSIGPIPE is set on the socket at accept
+  #endif
+}
+
+/// close(2), named apart from the types' own `close()`.
+func systemClose(_ descriptor: CInt) -> CInt {
+  #if canImport(Glibc)
+    Glibc.close(descriptor)
+  #else
+    Darwin.close(descriptor)
+  #endif
+}
