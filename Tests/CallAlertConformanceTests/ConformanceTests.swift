@@ -46,6 +46,16 @@ extension ConformanceTests {
     @Test("a host that stops reading does not stall the board") func hostStopsReading() async throws {
       try await ConformanceChecks.hostStopsReading(.virtual)
     }
+    @Test("tick overrun: a 250 ms hold-up is reported with FAULT tick_overrun (§13.8)") func tickOverrun() async throws
+    {
+      try await ConformanceChecks.tickOverrun(.virtual)
+    }
+    @Test("STATUS's indicator_mode is LED 0's (§10.5)") func statusIndicator() async throws {
+      try await ConformanceChecks.statusIndicator(.virtual)
+    }
+    @Test("link.json", arguments: LinkScenarios.all.map(\.name)) func link(_ scenario: String) async throws {
+      try await ConformanceChecks.linkScenario(scenario, .virtual)
+    }
   }
 
   @Suite(
@@ -88,6 +98,16 @@ extension ConformanceTests {
     }
     @Test("a host that stops reading does not stall the board") func hostStopsReading() async throws {
       try await ConformanceChecks.hostStopsReading(.qemu)
+    }
+    @Test("tick overrun: a 250 ms hold-up is reported with FAULT tick_overrun (§13.8)") func tickOverrun() async throws
+    {
+      try await ConformanceChecks.tickOverrun(.qemu)
+    }
+    @Test("STATUS's indicator_mode is LED 0's (§10.5)") func statusIndicator() async throws {
+      try await ConformanceChecks.statusIndicator(.qemu)
+    }
+    @Test("link.json", arguments: LinkScenarios.all.map(\.name)) func link(_ scenario: String) async throws {
+      try await ConformanceChecks.linkScenario(scenario, .qemu)
     }
   }
 }
