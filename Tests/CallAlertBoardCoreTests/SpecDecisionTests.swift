@@ -20,6 +20,29 @@ struct SpecDecisionTests {
     #expect(bench.send(.ping([7])) == reply(.ping, .pong([7])))
   }
 
+  @Test("events raised while the channel is stalled wait, and flow after the next command (§5.5)")
+  func stalledChannelHoldsNewEvents() {
+    var bench = Bench()
+    bench.hello()
+    bench.send(play(1, tone, cap: 1_000))
+    bench.hostMuted = true
+    bench.advance(to: 3_000)
+    #expect(bench.core.endpoint.sender.isPaused, "PLAY_ENDED went unacknowledged through its tries")
+    bench.setButtons(1)
+    bench.advance(to: 3_100)
+    bench.setButtons(0)
+    bench.advance(to: 6_000)
+    let buttons = { (bench: Bench) in bench.boardFrames.filter { $0.type == MessageType.button.rawValue }.count }
+    #expect(buttons(bench) == 0, "the press waits behind the stalled PLAY_ENDED")
+    #expect(bench.core.nextWakeMs == nil, "nothing is retried while stalled")
+    bench.hostMuted = false
+    #expect(bench.send(.ping([1])) == reply(.ping, .pong([1])))
+    #expect(buttons(bench) == 1)
+    #expect(bench.playEnds == [PlayEndedEvent(token: 1, reason: .cap, playedMs: 1_000)])
+    #expect(bench.buttonEvents.map(\.event.kind) == [.press])
+    #expect(bench.core.endpoint.sender.isIdle)
+  }
+
   @Test("an event acknowledgement with a payload is not an acknowledgement (§5.5)")
   func acknowledgementWithPayload() {
     var bench = Bench()
