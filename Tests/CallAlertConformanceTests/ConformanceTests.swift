@@ -8,6 +8,17 @@ import Testing
 @Suite("Conformance", .serialized)
 struct ConformanceTests {}
 
+/// Protocol/vectors/link.json on the board core in virtual time: deterministic, to the millisecond, no pseudo-
+/// terminal; the same scenarios run in real time on both boards below.
+@Suite("link.json on the virtual board in virtual time")
+struct LinkScenariosInVirtualTime {
+  @Test(arguments: LinkScenarios.all.map(\.name)) func scenario(_ name: String) async throws {
+    let scenario = try #require(LinkScenarios.scenario(name))
+    let line = VirtualTimeLine(acknowledgesEvents: scenario.acknowledgesEvents)
+    try await LinkScenarios.run(scenario, on: line, label: "virtual time: link.json/\(name)")
+  }
+}
+
 extension ConformanceTests {
   @Suite("virtual board")
   struct VirtualBoard {

@@ -162,23 +162,27 @@ enum LinkScenarios {
     scenario.acknowledgesEvents && frame.flags.isEmpty && MessageType(rawValue: frame.type)?.isEvent == true
   }
 
-  /// Plays `scenario` on the board at `slavePath`, recording an issue for every step it fails (and stopping
-  /// there). `kind` names the board in the messages.
+  /// Plays `scenario` on the board at `slavePath` in real time, recording an issue for every step it fails
+  /// (and stopping there). `kind` names the board in the messages.
   static func run(_ scenario: Scenario, kind: BoardKind, slavePath: String) async throws {
     let host = try RawHost(slavePath: slavePath)
     await host.start()
     await host.setAcknowledgesEvents(scenario.acknowledgesEvents)
     defer { Task { await host.close() } }
-    let label = "\(kind): link.json/\(scenario.name) (§\(scenario.spec))"
+    try await run(scenario, on: host, label: "\(kind): link.json/\(scenario.name) (§\(scenario.spec))")
+  }
+
+  /// Plays `scenario` over `host`, recording an issue for the first step it fails.
+  static func run(_ scenario: Scenario, on host: some ScenarioLine, label: String) async throws {
     for (index, step) in scenario.steps.enumerated() {
       let at = "\(label) step \(index)"
       switch step {
       case .send(var frame, let zeroNonce):
-        frame.nonce = zeroNonce ? 0 : await host.boardNonce
+        frame.nonce = zeroNonce ? 0 : await host.nonce()
         try await host.send(frame)
       case .expect(let matcher, let withinMs):
         guard let frame = await host.take(within: .milliseconds(withinMs), where: { matcher.matches($0) }) else {
-          let seen = await host.pending.map { describe($0.frame) }
+          let seen = await host.pendingFrames().map(describe)
           Issue.record("\(at): no frame \(matcher) within \(withinMs) ms; pending: \(seen)")
           return
         }
@@ -191,25 +195,49 @@ enum LinkScenarios {
           }
         }
       case .only(let forMs, let allow):
-        try await Task.sleep(for: .milliseconds(forMs))  // an observation window, not a synchronisation
-        for arrival in await host.drain() where !isAutoAcknowledged(arrival.frame, in: scenario) {
-          guard allow.contains(where: { $0.matches(arrival.frame) }) else {
-            Issue.record("\(at): \(describe(arrival.frame)) arrived, only \(allow) may")
+        try await host.pause(ms: forMs)  // an observation window, not a synchronisation
+        for frame in await host.drainFrames() where !isAutoAcknowledged(frame, in: scenario) {
+          guard allow.contains(where: { $0.matches(frame) }) else {
+            Issue.record("\(at): \(describe(frame)) arrived, only \(allow) may")
             return
           }
         }
       case .silence(let forMs):
-        try await Task.sleep(for: .milliseconds(forMs))  // an observation window, not a synchronisation
-        let unexpected = await host.drain().filter { !isAutoAcknowledged($0.frame, in: scenario) }
+        try await host.pause(ms: forMs)  // an observation window, not a synchronisation
+        let unexpected = await host.drainFrames().filter { !isAutoAcknowledged($0, in: scenario) }
         if !unexpected.isEmpty {
-          Issue.record("\(at): expected silence for \(forMs) ms, got \(unexpected.map { describe($0.frame) })")
+          Issue.record("\(at): expected silence for \(forMs) ms, got \(unexpected.map(describe))")
           return
         }
       case .wait(let ms):
-        try await Task.sleep(for: .milliseconds(ms))  // part of the scenario's timing
+        try await host.pause(ms: ms)  // part of the scenario's timing
       case .drain:
-        _ = await host.drain()
+        _ = await host.drainFrames()
       }
     }
   }
+}
+
+/// The host side of a link scenario: a line to a board, in real time (``RawHost``) or in virtual time
+/// (``VirtualTimeLine``).
+protocol ScenarioLine: Sendable {
+  /// The board's nonce as the latest board frame gave it (0 before any).
+  func nonce() async -> UInt32
+  /// Sends `frame` as is.
+  func send(_ frame: Frame) async throws
+  /// Takes the first frame received and not yet taken that `matches`, waiting up to `within`.
+  func take(within: Duration, where matches: @Sendable (Frame) -> Bool) async -> Frame?
+  /// Takes every frame received and not yet taken.
+  func drainFrames() async -> [Frame]
+  /// The frames received and not yet taken.
+  func pendingFrames() async -> [Frame]
+  /// Lets `ms` milliseconds pass.
+  func pause(ms: Int) async throws
+}
+
+extension RawHost: ScenarioLine {
+  func nonce() async -> UInt32 { boardNonce }
+  func drainFrames() async -> [Frame] { drain().map(\.frame) }
+  func pendingFrames() async -> [Frame] { pending.map(\.frame) }
+  func pause(ms: Int) async throws { try await Task.sleep(for: .milliseconds(ms)) }
 }
