@@ -21,7 +21,7 @@ import Testing
   /// Ten tries instead of the spec's five. At the harsh rates (about one frame in eight damaged, each way) a
   /// frame's five round trips on its own deadline are all damaged now and then, which fails the channel by design
   /// (PROTOCOL.md §5.3 rule 5; giving up is tested in ReliableSenderTests; with five, windows 4 and 8 still stall
-  /// the event channel for two seeds since v1.1 stopped counting go-back-N resends as tries). Ten keeps that out
+  /// the event channel for some seeds although v1.1 stopped counting go-back-N resends as tries). Ten keeps that out
   /// of these runs so that they test delivery, not endurance.
   static let timing = LinkTiming(baseTimeoutMs: 100, bytesPerMs: 11, maxTries: 10)
 
