@@ -18,6 +18,8 @@ enum LinkScenarios {
     var payload: [UInt8]?
     var prefix: [UInt8]?
     var suffix: [UInt8]?
+    /// Bytes that must sit at given payload offsets.
+    var at: [(offset: Int, bytes: [UInt8])] = []
     var decodes = false
 
     func matches(_ frame: Frame) -> Bool {
@@ -26,6 +28,7 @@ enum LinkScenarios {
       if let payload, frame.payload != payload { return false }
       if let prefix, !frame.payload.starts(with: prefix) { return false }
       if let suffix, !frame.payload.reversed().starts(with: suffix.reversed()) { return false }
+      for (offset, bytes) in at where !frame.payload.dropFirst(offset).starts(with: bytes) { return false }
       return true
     }
 
@@ -119,6 +122,10 @@ enum LinkScenarios {
     if let payload = object["payload_hex"] as? String { matcher.payload = try bytes(payload) }
     if let prefix = object["payload_prefix_hex"] as? String { matcher.prefix = try bytes(prefix) }
     if let suffix = object["payload_suffix_hex"] as? String { matcher.suffix = try bytes(suffix) }
+    for (key, value) in object["payload_at"] as? [String: String] ?? [:] {
+      guard let offset = Int(key) else { throw FormatError(description: "payload_at offset \(key)") }
+      matcher.at.append((offset, try bytes(value)))
+    }
     matcher.decodes = object["decodes"] as? Bool ?? false
     return matcher
   }
