@@ -64,9 +64,6 @@ public struct Capabilities: Equatable, Sendable {
     self.eventQueue = eventQueue
   }
 
-  /// The encoded size in a session of `version`.
-  public static func size(version: UInt8) -> Int { version >= 2 ? 26 : 25 }
-
   func encode(into writer: inout ByteWriter, version: UInt8) {
     writer.u8(buzzerChannels)
     writer.u16(buzzerMinHz)
