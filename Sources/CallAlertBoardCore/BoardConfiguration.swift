@@ -76,8 +76,8 @@ public struct BoardConfiguration: Equatable, Sendable {
     self.firmware = firmware
   }
 
-  /// The protocol versions this firmware speaks.
-  public static let versions: ClosedRange<UInt8> = 1...1
+  /// The protocol versions this firmware speaks: v1.0 and v1.1 (PROTOCOL.md §7).
+  public static let versions: ClosedRange<UInt8> = Hello.protocolVersions
 
   /// This configuration with every value brought into the range the protocol and the core allow.
   public var sanitized: BoardConfiguration {
@@ -111,6 +111,6 @@ public struct BoardConfiguration: Equatable, Sendable {
       motorChannels: motorChannels, leds: leds, buttons: buttons, patternSlots: patternSlots, maxSteps: maxSteps,
       maxPayload: maxPayload, window: window, tableCapacity: UInt32(clamping: tableCapacity),
       motorMaxOnMs: motorMaxOnMs, motorDutyWindowMs: motorDutyWindowMs, motorMaxDutyPercent: motorMaxDutyPercent,
-      leaseMs: leaseMs)
+      leaseMs: leaseMs, eventQueue: UInt8(clamping: maxPendingEvents))
   }
 }

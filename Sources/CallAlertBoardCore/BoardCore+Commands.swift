@@ -16,7 +16,8 @@ extension BoardCore {
       endpoint.openSession(session, now: now)
     } else if endpoint.sender.isPaused, let session {
       // Events stalled after their last try, but a command of this session just got through: the
-      // host is back, so resend them now rather than wait for a HELLO it may have no reason to send.
+      // host is back, so resend them now rather than wait for a HELLO it may have no reason to send
+      // (PROTOCOL.md §5.5). A refused HELLO counts too: its session stays open (§7).
       endpoint.openSession(session, now: now)
     }
   }
@@ -140,14 +141,16 @@ extension BoardCore {
   private var sessionMaxPayload: Int { session?.maxPayload ?? Int(configuration.maxPayload) }
 
   /// INFO as HELLO and GET_INFO answer it now.
+  /// Its layout is the session's version (before any session, which INFO never answers, the highest).
   public var info: BoardInfo {
-    BoardInfo(
+    let version = session?.version ?? BoardConfiguration.versions.upperBound
+    var capabilities = configuration.capabilities(tableCapacity: table.capacity, leaseMs: lease.lengthMs)
+    if version < 2 { capabilities.eventQueue = 0 }  // a version-1 INFO has no room for it
+    return BoardInfo(
       minVersion: BoardConfiguration.versions.lowerBound, maxVersion: BoardConfiguration.versions.upperBound,
-      sessionVersion: session?.version ?? 0,
+      sessionVersion: version,
       firmware: (configuration.firmware.major, configuration.firmware.minor, configuration.firmware.patch),
-      bootNonce: nonce, serial: configuration.serial,
-      capabilities: configuration.capabilities(tableCapacity: table.capacity, leaseMs: lease.lengthMs),
-      table: table.summary)
+      bootNonce: nonce, serial: configuration.serial, capabilities: capabilities, table: table.summary)
   }
 
   /// STATUS as GET_STATUS answers it at `nowMs`.

@@ -62,6 +62,12 @@ public struct BoardCore<Hardware: BoardHardware, Flash: BoardFlash> {
   public internal(set) var session: SessionTerms?
   /// Whether the host asked for ACTUATORS notifications.
   public internal(set) var tracesActuators = false
+  /// Ticks that came too late, and the FAULT `tick_overrun` that reports them.
+  public internal(set) var tickOverrun = TickOverrun()
+
+  /// The wake-up time last handed to the owner (``nextWakeMs`` after the previous step): a tick later than
+  /// this by more than ``TickOverrun/thresholdMs`` fell behind the clock.
+  private var scheduledWakeMs: UInt64?
 
   /// The latest time seen: the clock never runs backwards inside the core.
   private var lastMs: UInt64
@@ -100,6 +106,7 @@ public struct BoardCore<Hardware: BoardHardware, Flash: BoardFlash> {
     self.hardware.apply(actuators, nowMs: nowMs)
     raise(.boot(BootEvent(reason: bootReason, table: table.bootState)))
     pumpEvents(now: nowMs)
+    scheduledWakeMs = nextWakeMs
   }
 
   // MARK: - Driving
@@ -170,6 +177,7 @@ public struct BoardCore<Hardware: BoardHardware, Flash: BoardFlash> {
     }
     for light in indicators { consider(light.nextChangeMs(after: lastMs)) }
     consider(motorGuard.nextWakeMs)
+    consider(tickOverrun.nextWakeMs)
     for button in buttons { consider(button.nextWakeMs) }
     return wake
   }
@@ -187,6 +195,9 @@ public struct BoardCore<Hardware: BoardHardware, Flash: BoardFlash> {
 
   private mutating func clock(_ nowMs: UInt64) -> UInt64 {
     lastMs = max(lastMs, nowMs)
+    // Catching up needs nothing more (step boundaries, cap and lease are anchored to when they were due);
+    // how late the step is gets reported (PROTOCOL.md §13.8).
+    tickOverrun.tick(scheduledMs: scheduledWakeMs, nowMs: lastMs)
     return lastMs
   }
 
@@ -259,7 +270,9 @@ public struct BoardCore<Hardware: BoardHardware, Flash: BoardFlash> {
         endpoint.notify(ActuatorTrace(boardMs: UInt32(truncatingIfNeeded: now - bootMs), state: state))
       }
     }
+    if !resetRequested, let overrun = tickOverrun.report(nowMs: now) { raise(.fault(overrun)) }
     pumpEvents(now: now)
+    scheduledWakeMs = nextWakeMs
   }
 
   // MARK: - Events

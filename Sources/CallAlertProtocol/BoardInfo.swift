@@ -1,8 +1,9 @@
 /// What a board has: its channels, ranges and limits. Part of ``BoardInfo``.
 ///
-/// Layout, 25 bytes: buzzer_channels u8, buzzer_min_hz u16, buzzer_max_hz u16, motor_channels u8,
-/// leds u8, buttons u8, pattern_slots u8, max_steps u16, max_payload u16, window u8, table_capacity u32,
-/// motor_max_on_ms u16, motor_duty_window_ms u16, motor_max_duty_percent u8, lease_ms u16.
+/// Layout, 25 bytes in a version-1 session: buzzer_channels u8, buzzer_min_hz u16, buzzer_max_hz u16,
+/// motor_channels u8, leds u8, buttons u8, pattern_slots u8, max_steps u16, max_payload u16, window u8,
+/// table_capacity u32, motor_max_on_ms u16, motor_duty_window_ms u16, motor_max_duty_percent u8, lease_ms u16;
+/// version 2 (v1.1) adds event_queue u8 (26 bytes).
 public struct Capabilities: Equatable, Sendable {
   /// Buzzers (each plays one tone at a time).
   public var buzzerChannels: UInt8
@@ -34,13 +35,16 @@ public struct Capabilities: Equatable, Sendable {
   public var motorMaxDutyPercent: UInt8
   /// The lease's current length: how long a play survives without LEASE or PLAY from the host.
   public var leaseMs: UInt16
+  /// (Version 2) The most events pending, in flight plus waiting, before the board drops one and reports
+  /// `event_overflow`; 0 when the session's version does not carry it.
+  public var eventQueue: UInt8
 
   /// Creates capabilities.
   public init(
     buzzerChannels: UInt8, buzzerMinHz: UInt16, buzzerMaxHz: UInt16, motorChannels: UInt8, leds: UInt8,
     buttons: UInt8, patternSlots: UInt8, maxSteps: UInt16, maxPayload: UInt16, window: UInt8,
     tableCapacity: UInt32, motorMaxOnMs: UInt16, motorDutyWindowMs: UInt16, motorMaxDutyPercent: UInt8,
-    leaseMs: UInt16
+    leaseMs: UInt16, eventQueue: UInt8 = 0
   ) {
     self.buzzerChannels = buzzerChannels
     self.buzzerMinHz = buzzerMinHz
@@ -57,9 +61,10 @@ public struct Capabilities: Equatable, Sendable {
     self.motorDutyWindowMs = motorDutyWindowMs
     self.motorMaxDutyPercent = motorMaxDutyPercent
     self.leaseMs = leaseMs
+    self.eventQueue = eventQueue
   }
 
-  func encode(into writer: inout ByteWriter) {
+  func encode(into writer: inout ByteWriter, version: UInt8) {
     writer.u8(buzzerChannels)
     writer.u16(buzzerMinHz)
     writer.u16(buzzerMaxHz)
@@ -75,10 +80,11 @@ public struct Capabilities: Equatable, Sendable {
     writer.u16(motorDutyWindowMs)
     writer.u8(motorMaxDutyPercent)
     writer.u16(leaseMs)
+    if version >= 2 { writer.u8(eventQueue) }
   }
 
-  static func decode(_ r: inout ByteReader) throws(PayloadError) -> Capabilities {
-    Capabilities(
+  static func decode(_ r: inout ByteReader, version: UInt8) throws(PayloadError) -> Capabilities {
+    var capabilities = Capabilities(
       buzzerChannels: try r.u8("buzzer_channels"), buzzerMinHz: try r.u16("buzzer_min_hz"),
       buzzerMaxHz: try r.u16("buzzer_max_hz"), motorChannels: try r.u8("motor_channels"),
       leds: try r.u8("leds"), buttons: try r.u8("buttons"), patternSlots: try r.u8("pattern_slots"),
@@ -86,6 +92,8 @@ public struct Capabilities: Equatable, Sendable {
       tableCapacity: try r.u32("table_capacity"), motorMaxOnMs: try r.u16("motor_max_on_ms"),
       motorDutyWindowMs: try r.u16("motor_duty_window_ms"),
       motorMaxDutyPercent: try r.u8("motor_max_duty_percent"), leaseMs: try r.u16("lease_ms"))
+    if version >= 2 { capabilities.eventQueue = try r.u8("event_queue") }
+    return capabilities
   }
 }
 
@@ -122,9 +130,9 @@ public struct TableSummary: Equatable, Sendable {
 
 /// INFO, the answer to HELLO and GET_INFO: who the board is, what it has, what table it holds.
 ///
-/// Layout: min_version u8, max_version u8, version u8 (the session's, 0 before HELLO), firmware
+/// Layout: min_version u8, max_version u8, version u8 (the session's, within min..max), firmware
 /// major u8, minor u8, patch u8, boot_nonce u32, serial_length u8 (0-32), serial (printable ASCII),
-/// ``Capabilities`` (25 bytes), ``TableSummary`` (12 bytes).
+/// ``Capabilities`` (25 bytes in version 1, 26 in version 2), ``TableSummary`` (12 bytes).
 public struct BoardInfo: Equatable, Sendable {
   /// The longest serial number.
   public static let maxSerialLength = 32
@@ -133,7 +141,7 @@ public struct BoardInfo: Equatable, Sendable {
   public var minVersion: UInt8
   /// The highest protocol version the board speaks.
   public var maxVersion: UInt8
-  /// The session's version; 0 when no HELLO was accepted since boot.
+  /// The session's negotiated version, within `minVersion...maxVersion`; it chooses the Capabilities layout.
   public var sessionVersion: UInt8
   /// Firmware version as major, minor, patch.
   public var firmware: (major: UInt8, minor: UInt8, patch: UInt8)
@@ -180,7 +188,7 @@ public struct BoardInfo: Equatable, Sendable {
     let serial = serial.prefix(BoardInfo.maxSerialLength)
     writer.u8(UInt8(serial.count))
     writer.append(serial)
-    capabilities.encode(into: &writer)
+    capabilities.encode(into: &writer, version: sessionVersion)
     table.encode(into: &writer)
   }
 
@@ -188,6 +196,8 @@ public struct BoardInfo: Equatable, Sendable {
     let minVersion = try r.u8("min_version")
     let maxVersion = try r.u8("max_version")
     let sessionVersion = try r.u8("version")
+    // INFO only answers HELLO or, within a session, GET_INFO: its version is always a negotiated one.
+    guard sessionVersion >= minVersion, sessionVersion <= maxVersion else { throw r.invalid("version", width: 1) }
     let firmware = (
       major: try r.u8("firmware_major"), minor: try r.u8("firmware_minor"), patch: try r.u8("firmware_patch")
     )
@@ -201,6 +211,7 @@ public struct BoardInfo: Equatable, Sendable {
     }
     return BoardInfo(
       minVersion: minVersion, maxVersion: maxVersion, sessionVersion: sessionVersion, firmware: firmware,
-      bootNonce: nonce, serial: serial, capabilities: try Capabilities.decode(&r), table: try TableSummary.decode(&r))
+      bootNonce: nonce, serial: serial, capabilities: try Capabilities.decode(&r, version: sessionVersion),
+      table: try TableSummary.decode(&r))
   }
 }

@@ -2,7 +2,7 @@
 ///
 /// ```
 /// offset  size  field
-///      0     1  version   framing/protocol version, 1
+///      0     1  version   framing version, 1 (the protocol version is negotiated in HELLO)
 ///      1     1  flags     FrameFlags
 ///      2     2  sequence  little-endian
 ///      4     1  type      MessageType
@@ -12,7 +12,8 @@
 ///   11+n     4  crc       CRC-32C of bytes 0 ..< 11+n, little-endian
 /// ```
 public struct Frame: Equatable, Sendable {
-  /// The protocol version this codec speaks.
+  /// The framing version in every v1 header, whichever protocol version HELLO negotiated
+  /// (``Hello/protocolVersions``).
   public static let version: UInt8 = 1
   /// Bytes before the payload.
   public static let headerSize = 11

@@ -3,6 +3,10 @@
 /// Layout, 6 bytes: min_version u8, max_version u8, max_payload u16, window u8, options u8
 /// (bit 0: send ACTUATORS notifications on every actuator change; bits 1-7 reserved, 0).
 public struct Hello: Equatable, Sendable {
+  /// The protocol versions this codec speaks, as HELLO and INFO number them: 1 is v1.0, 2 is v1.1 (PROTOCOL.md
+  /// §7). Every frame's header carries the framing version, ``Frame/version``, whichever is negotiated.
+  public static let protocolVersions: ClosedRange<UInt8> = 1...2
+
   /// The lowest protocol version the host speaks.
   public var minVersion: UInt8
   /// The highest protocol version the host speaks.
@@ -16,7 +20,7 @@ public struct Hello: Equatable, Sendable {
 
   /// Creates a HELLO.
   public init(
-    minVersion: UInt8 = Frame.version, maxVersion: UInt8 = Frame.version,
+    minVersion: UInt8 = Hello.protocolVersions.lowerBound, maxVersion: UInt8 = Hello.protocolVersions.upperBound,
     maxPayload: UInt16 = UInt16(Frame.maxPayload), window: UInt8 = 8, traceActuators: Bool = false
   ) {
     self.minVersion = minVersion

@@ -30,7 +30,7 @@ public struct LinkEndpoint: Sendable {
     case actuators(ActuatorTrace)
     /// (Board) The host acknowledged an event.
     case eventAcknowledged(sequence: UInt16)
-    /// (Board) An event went unacknowledged through every try; events wait for the next HELLO.
+    /// (Board) An event went unacknowledged through every try; events wait for the next command acted on.
     case eventsStalled
     /// (Host) Frames from the board carry a new boot nonce: it restarted. Reported once per nonce.
     case peerRestarted(nonce: UInt32)
@@ -52,6 +52,8 @@ public struct LinkEndpoint: Sendable {
   public private(set) var decoder: FrameDecoder
   /// (Board) Whether a HELLO has opened a session since boot.
   public private(set) var hasSession = false
+  /// The negotiated payload limit, once terms were applied: a board refuses longer commands (§5.6 step 6).
+  public private(set) var negotiatedMaxPayload: Int?
   /// Unreliable notifications sent, used as their sequence.
   private var notificationCount: UInt16 = 0
   private var output: [UInt8] = []
@@ -94,6 +96,7 @@ public struct LinkEndpoint: Sendable {
   public mutating func apply(_ terms: SessionTerms) {
     sender.window = terms.window
     receiver.window = terms.window
+    negotiatedMaxPayload = terms.maxPayload
   }
 
   /// (Host) Sends a command reliably; returns its sequence.
@@ -212,8 +215,13 @@ public struct LinkEndpoint: Sendable {
       }
     case .board:
       if frame.flags.contains(.response) {
-        guard !isCommandSpace,
-          let completion = sender.receive(response: frame, now: now, into: &output),
+        guard !isCommandSpace else { return }
+        // An acknowledgement has no payload; one with bytes is unreadable and acknowledges nothing (§5.5).
+        guard frame.payload.isEmpty else {
+          do throws(MessageError) { _ = try Message.decode(frame) } catch { deliveries.append(.unreadable(error)) }
+          return
+        }
+        guard let completion = sender.receive(response: frame, now: now, into: &output),
           case .answered(let sequence, _) = completion
         else { return }
         deliveries.append(.eventAcknowledged(sequence: sequence))
@@ -274,6 +282,17 @@ public struct LinkEndpoint: Sendable {
   }
 
   private mutating func decodeAndDeliver(_ frame: Frame, into deliveries: inout [Delivery]) {
+    if role == .board, frame.type != MessageType.hello.rawValue, let limit = negotiatedMaxPayload,
+      frame.payload.count > limit
+    {
+      // Within the board's own limit (the decoder passed it) but beyond the session's: refused, never echoed
+      // longer than the host accepts, never dropped (§5.6 step 6).
+      let error = MessageError.payload(
+        type: frame.type, PayloadError(.trailingBytes, field: "max_payload", offset: limit))
+      deliveries.append(.unreadable(error))
+      answer(sequence: frame.sequence, type: frame.type, with: Message.nak(to: frame.type, error.nak), now: 0)
+      return
+    }
     do throws(MessageError) {
       guard case .command(let command) = try Message.decode(frame) else { return }
       deliveries.append(.command(sequence: frame.sequence, command))

@@ -1,14 +1,15 @@
 /// Retransmission rules shared by both ends of a link.
 ///
-/// A frame not answered by its deadline is sent again with the same sequence; after `maxTries`
-/// transmissions it fails. The deadline allows for the bytes ahead of it on a slow line:
+/// A frame not answered by its deadline is sent again with the same sequence; when its deadline passes after
+/// `maxTries` tries it fails. Only the frame's own deadlines spend tries (PROTOCOL.md §5.3 rule 5): resends
+/// behind an older frame or on a `sequence_gap` NAK do not. The deadline allows for the bytes ahead of it on a slow line:
 /// `now + baseTimeoutMs + 2 * bytesAhead / bytesPerMs` (2: the frame goes out, its answer comes back).
 public struct LinkTiming: Equatable, Sendable {
   /// The timeout for a small frame on an idle line.
   public var baseTimeoutMs: UInt64
   /// The line's speed in bytes per millisecond (115 200 baud 8N1 carries 11.52; 11 is conservative).
   public var bytesPerMs: UInt64
-  /// Transmissions before a frame fails: the first plus `maxTries - 1` retransmissions.
+  /// Tries before a frame fails: the first transmission plus `maxTries - 1` retransmissions on its own deadline.
   public var maxTries: Int
 
   /// Creates timing rules.
@@ -18,7 +19,7 @@ public struct LinkTiming: Equatable, Sendable {
     self.maxTries = max(1, maxTries)
   }
 
-  /// The v1 defaults: 100 ms plus line time, 5 transmissions.
+  /// The v1 defaults: 100 ms plus line time, 5 tries.
   public static let standard = LinkTiming()
 
   /// The v1 defaults for a UART at `baudRate` (8N1): `floor(baudRate / 10 000)` bytes per millisecond, at least

@@ -1,12 +1,20 @@
 /// The sending half of a reliable channel: numbers frames, keeps up to `window` of them in flight,
 /// retransmits go-back-N style on timeout or on the peer's ``ErrorCode/sequenceGap`` NAK, and fails a
-/// frame after ``LinkTiming/maxTries`` transmissions. Pure: the caller passes the time in.
+/// frame after ``LinkTiming/maxTries`` tries. Pure: the caller passes the time in.
+///
+/// Only a frame's own deadline spends its tries (PROTOCOL.md §5.3 rule 5): the first transmission, then each
+/// retransmission made because that frame's deadline had passed. Being resent behind an older frame
+/// (go-back-N) or by a fast retransmit costs no try; fast retransmits are bounded on their own (at most
+/// ``LinkTiming/maxTries`` per frame), so a peer that NAKs forever cannot keep the sender busy.
 public struct ReliableSender: Sendable {
   /// A frame waiting for its answer.
   struct Outstanding: Sendable {
     var frame: Frame
     var wire: [UInt8]
+    /// Tries spent: the first transmission and each retransmission on this frame's own deadline.
     var tries: Int
+    /// Fast retransmits that named this frame.
+    var fastRetransmits = 0
     var deadline: UInt64
     /// The line bytes this frame accounts for: its own encoding and the answer it asks for.
     var lineBytes: Int
@@ -81,9 +89,14 @@ public struct ReliableSender: Sendable {
     if response.flags.contains(.nak), response.payload.first == ErrorCode.sequenceGap.rawValue {
       // The peer dropped this frame because an earlier one went missing: resend from the missing one,
       // once; further gap NAKs naming it are echoes of the same loss.
+      // A NAK naming a frame that is not unanswered (answered since, or never sent) is ignored: this frame's
+      // deadline runs on (§5.3 rule 6).
       let missing = UInt16(truncatingIfNeeded: Nak.detailOf(response.payload))
-      if missing != fastRetransmitted, let first = inFlight.firstIndex(where: { $0.frame.sequence == missing }) {
+      if missing != fastRetransmitted, let first = inFlight.firstIndex(where: { $0.frame.sequence == missing }),
+        inFlight[first].fastRetransmits < timing.maxTries
+      {
         fastRetransmitted = missing
+        inFlight[first].fastRetransmits += 1
         retransmit(from: first, now: now, into: &out)
       }
       return nil
@@ -99,7 +112,8 @@ public struct ReliableSender: Sendable {
   /// or ``reset(firstSequence:)``, keeping them, so that a caller may retry after re-synchronising.
   public mutating func poll(now: UInt64, into out: inout [UInt8]) -> [Completion] {
     guard !paused, let overdue = inFlight.firstIndex(where: { $0.deadline <= now }) else { return [] }
-    if inFlight[overdue].tries >= timing.maxTries {
+    // Any frame whose own deadline passed after its last try fails the channel.
+    if inFlight[overdue...].contains(where: { $0.deadline <= now && $0.tries >= timing.maxTries }) {
       paused = true
       return inFlight.map { .failed(sequence: $0.frame.sequence, type: $0.frame.type) }
     }
@@ -114,8 +128,11 @@ public struct ReliableSender: Sendable {
   /// Sends everything in flight again with fresh tries (after the peer came back).
   public mutating func resume(now: UInt64, into out: inout [UInt8]) {
     paused = false
-    for index in inFlight.indices { inFlight[index].tries = 0 }
     if !inFlight.isEmpty { retransmit(from: 0, now: now, into: &out) }
+    for index in inFlight.indices {  // the resend is each frame's first fresh try
+      inFlight[index].tries = 1
+      inFlight[index].fastRetransmits = 0
+    }
     fill(now: now, into: &out)
   }
 
@@ -153,12 +170,13 @@ public struct ReliableSender: Sendable {
     }
   }
 
+  /// Resends every frame from `first` on; a frame spends a try only if its own deadline had passed.
   private mutating func retransmit(from first: Int, now: UInt64, into out: inout [UInt8]) {
     var ahead = 0
     for index in first..<inFlight.count {
       ahead += inFlight[index].lineBytes
       out.append(contentsOf: inFlight[index].wire)
-      inFlight[index].tries += 1
+      if inFlight[index].deadline <= now { inFlight[index].tries += 1 }
       inFlight[index].deadline = now + timing.timeout(bytesAhead: ahead)
       retransmissions &+= 1
     }

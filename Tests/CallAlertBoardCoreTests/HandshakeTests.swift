@@ -21,7 +21,7 @@ struct HandshakeTests {
       Issue.record("no INFO: \(String(describing: answer))")
       return
     }
-    #expect(info.minVersion == 1 && info.maxVersion == 1 && info.sessionVersion == 1)
+    #expect(info.minVersion == 1 && info.maxVersion == 2 && info.sessionVersion == 2)
     #expect(info.firmware == (1, 2, 3))
     #expect(info.bootNonce == bench.core.nonce)
     #expect(info.serial == Array("CA-0001".utf8))
@@ -29,28 +29,42 @@ struct HandshakeTests {
       buzzerChannels: 1, buzzerMinHz: 200, buzzerMaxHz: 8_000, motorChannels: 1, leds: 2, buttons: 1,
       patternSlots: 16, maxSteps: 512, maxPayload: 1_024, window: 8,
       tableCapacity: UInt32((16 / 2 - 1) * 256), motorMaxOnMs: 15_000, motorDutyWindowMs: 60_000,
-      motorMaxDutyPercent: 70, leaseMs: 3_000)
+      motorMaxDutyPercent: 70, leaseMs: 3_000, eventQueue: 16)
     #expect(info.capabilities == expected)
     #expect(info.table == .none)
-    #expect(bench.core.session == SessionTerms(version: 1, maxPayload: 512, window: 4))
+    #expect(bench.core.session == SessionTerms(version: 2, maxPayload: 512, window: 4))
   }
 
-  @Test("INFO before HELLO reports session version 0; GET_INFO after reports 1")
+  @Test("GET_INFO before HELLO gets no_session; after HELLO INFO carries the negotiated version")
   func sessionVersionInInfo() {
     var bench = Bench()
-    #expect(bench.core.info.sessionVersion == 0)
+    #expect(bench.send(.getInfo) == nak(.getInfo, .noSession))
     bench.hello()
     guard case .reply(.getInfo, .info(let info))? = bench.send(.getInfo) else {
       Issue.record("no INFO")
       return
     }
-    #expect(info.sessionVersion == 1)
+    #expect(info.sessionVersion == 2 && info.capabilities.eventQueue == 16)
+  }
+
+  @Test("a v1.0 host (max_version 1) negotiates version 1 and gets the 25-byte Capabilities")
+  func olderHost() {
+    var bench = Bench()
+    let answer = bench.hello(Hello(minVersion: 1, maxVersion: 1))
+    guard case .reply(.hello, .info(let info))? = answer else {
+      Issue.record("no INFO: \(String(describing: answer))")
+      return
+    }
+    #expect(info.sessionVersion == 1 && info.minVersion == 1 && info.maxVersion == 2)
+    #expect(info.capabilities.eventQueue == 0, "version 1's layout has no event_queue")
+    let payload = Message.reply(to: .hello, .info(info)).frame(sequence: 0, nonce: 0).payload
+    #expect(payload.count == 48 + 7, "48 + s bytes, s = 7")
   }
 
   @Test("a HELLO whose versions do not meet the board's is refused and opens no session")
   func versionMismatch() {
     var bench = Bench()
-    #expect(bench.send(.hello(Hello(minVersion: 2, maxVersion: 5))) == nak(.hello, .unsupportedVersion, 0x0101))
+    #expect(bench.send(.hello(Hello(minVersion: 3, maxVersion: 5))) == nak(.hello, .unsupportedVersion, 0x0201))
     #expect(bench.core.session == nil)
     #expect(bench.send(play(1)) == nak(.play, .noSession))
     #expect(bench.core.playback == nil)

@@ -52,8 +52,8 @@ struct BoardClientTests {
   }
 
   @Test func aVersionMismatchIsReportedWithBothRanges() async throws {
-    let rig = LoopbackRig(options: BoardClientOptions(hello: Hello(minVersion: 2, maxVersion: 3)))
-    await #expect(throws: BoardClientError.versionMismatch(boardMin: 1, boardMax: 1, hostMin: 2, hostMax: 3)) {
+    let rig = LoopbackRig(options: BoardClientOptions(hello: Hello(minVersion: 3, maxVersion: 4)))
+    await #expect(throws: BoardClientError.versionMismatch(boardMin: 1, boardMax: 2, hostMin: 3, hostMax: 4)) {
       try await rig.client.connect()
     }
     await rig.shutDown()

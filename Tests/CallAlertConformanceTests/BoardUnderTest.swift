@@ -63,6 +63,50 @@ final class BoardUnderTest: Sendable {
 
   /// Boots a fresh board (erased flash) and opens a session with it.
   static func start(_ kind: BoardKind) async throws -> BoardUnderTest {
+    let (board, slavePath) = try await launch(kind)
+    let client = BoardClient(
+      transport: try PseudoTerminal.openSlave(slavePath), clock: ContinuousClock(), options: options)
+    let log = EventLog()
+    let events = client.events
+    Task { for await event in events { await log.append(event) } }
+    do {
+      let info = try await client.connect()
+      return BoardUnderTest(kind: kind, client: client, log: log, info: info, slavePath: slavePath, board: board)
+    } catch {
+      await client.close()
+      await stop(board)
+      throw error
+    }
+  }
+
+  /// Boots a fresh board with nothing connected, runs `body` with the path of its line, and stops it.
+  static func withUnconnectedBoard(_ kind: BoardKind, _ body: (String) async throws -> Void) async throws {
+    let (board, slavePath) = try await launch(kind)
+    do {
+      try await body(slavePath)
+    } catch {
+      await stop(board)
+      throw error
+    }
+    await stop(board)
+  }
+
+  /// Holds the board up for about `ms` milliseconds, as an overloaded or descheduled board would be: the
+  /// virtual board's runner is blocked on its own executor; QEMU is stopped (SIGSTOP) and continued. The
+  /// board's clock runs on meanwhile (QEMU's follows the host's clock without -icount).
+  func holdUp(ms: Int) async {
+    switch board {
+    case .virtual(let runner, _, _):
+      await runner.withBoard { _ in usleep(UInt32(ms) * 1_000) }
+    case .qemu(let qemu, _):
+      kill(qemu.pid, SIGSTOP)
+      usleep(UInt32(ms) * 1_000)
+      kill(qemu.pid, SIGCONT)
+    }
+  }
+
+  /// Starts a board of `kind` and returns it with the path of its line.
+  private static func launch(_ kind: BoardKind) async throws -> (RunningBoard, String) {
     let slavePath: String
     let board: RunningBoard
     switch kind {
@@ -82,19 +126,7 @@ final class BoardUnderTest: Sendable {
       board = .qemu(qemu, keepAlive: keepAlive)
       slavePath = qemu.pseudoTerminalPath
     }
-    let client = BoardClient(
-      transport: try PseudoTerminal.openSlave(slavePath), clock: ContinuousClock(), options: options)
-    let log = EventLog()
-    let events = client.events
-    Task { for await event in events { await log.append(event) } }
-    do {
-      let info = try await client.connect()
-      return BoardUnderTest(kind: kind, client: client, log: log, info: info, slavePath: slavePath, board: board)
-    } catch {
-      await client.close()
-      await stop(board)
-      throw error
-    }
+    return (board, slavePath)
   }
 
   /// Closes the client and stops the board (QEMU by its process id).

@@ -8,6 +8,17 @@ import Testing
 @Suite("Conformance", .serialized)
 struct ConformanceTests {}
 
+/// Protocol/vectors/link.json on the board core in virtual time: deterministic, to the millisecond, no pseudo-
+/// terminal; the same scenarios run in real time on both boards below.
+@Suite("link.json on the virtual board in virtual time")
+struct LinkScenariosInVirtualTime {
+  @Test(arguments: LinkScenarios.all.map(\.name)) func scenario(_ name: String) async throws {
+    let scenario = try #require(LinkScenarios.scenario(name))
+    let line = VirtualTimeLine(acknowledgesEvents: scenario.acknowledgesEvents)
+    try await LinkScenarios.run(scenario, on: line, label: "virtual time: link.json/\(name)")
+  }
+}
+
 extension ConformanceTests {
   @Suite("virtual board")
   struct VirtualBoard {
@@ -45,6 +56,16 @@ extension ConformanceTests {
     }
     @Test("a host that stops reading does not stall the board") func hostStopsReading() async throws {
       try await ConformanceChecks.hostStopsReading(.virtual)
+    }
+    @Test("tick overrun: a 250 ms hold-up is reported with FAULT tick_overrun (§13.8)") func tickOverrun() async throws
+    {
+      try await ConformanceChecks.tickOverrun(.virtual)
+    }
+    @Test("STATUS's indicator_mode is LED 0's (§10.5)") func statusIndicator() async throws {
+      try await ConformanceChecks.statusIndicator(.virtual)
+    }
+    @Test("link.json", arguments: LinkScenarios.all.map(\.name)) func link(_ scenario: String) async throws {
+      try await ConformanceChecks.linkScenario(scenario, .virtual)
     }
   }
 
@@ -88,6 +109,16 @@ extension ConformanceTests {
     }
     @Test("a host that stops reading does not stall the board") func hostStopsReading() async throws {
       try await ConformanceChecks.hostStopsReading(.qemu)
+    }
+    @Test("tick overrun: a 250 ms hold-up is reported with FAULT tick_overrun (§13.8)") func tickOverrun() async throws
+    {
+      try await ConformanceChecks.tickOverrun(.qemu)
+    }
+    @Test("STATUS's indicator_mode is LED 0's (§10.5)") func statusIndicator() async throws {
+      try await ConformanceChecks.statusIndicator(.qemu)
+    }
+    @Test("link.json", arguments: LinkScenarios.all.map(\.name)) func link(_ scenario: String) async throws {
+      try await ConformanceChecks.linkScenario(scenario, .qemu)
     }
   }
 }

@@ -58,7 +58,7 @@ import Testing
     ("table_read_staged", "01" + "10000000" + "1800"),
     ("reset", "52535421"),
     ("event_boot_after_reset", "01" + "01"),
-    ("event_button_long_press", "00" + "01" + "dc05"),
+    ("event_button_long_press", "00" + "01" + "e803"),
     ("event_play_ended_cap", "08000000" + "02" + "30750000"),
     ("event_fault_motor_on_time", "01" + "401f0000"),
     ("nak_sequence_gap", "06" + "08000000"),

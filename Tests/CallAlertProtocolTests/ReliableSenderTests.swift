@@ -252,6 +252,71 @@ import Testing
     #expect(Self.sequences(in: out) == [1, 2, 3])
   }
 
+  /// PROTOCOL.md §5.3 rule 5 (v1.1): resent behind an older frame, a frame spends no try; only its own deadline
+  /// does. Before, frame 1 failed at its first own deadline after frame 0's two timeouts had spent its tries.
+  @Test func goBackNCompanionsSpendNoTries() throws {
+    var sender = ReliableSender(window: 2, timing: Self.timing)
+    var out: [UInt8] = []
+    for tag in 0..<2 { sender.send(Self.ping(UInt8(tag)), now: 0, into: &out) }
+    for _ in 0..<2 {  // frame 0 times out twice; frame 1 goes with it
+      let deadline = try #require(sender.nextDeadline)
+      #expect(sender.poll(now: deadline, into: &out).isEmpty)
+    }
+    _ = sender.receive(response: Self.pong(0), now: try #require(sender.nextDeadline) - 1, into: &out)
+    var failures: [ReliableSender.Completion] = []
+    while failures.isEmpty, let deadline = sender.nextDeadline { failures = sender.poll(now: deadline, into: &out) }
+    let transmissions = Self.sequences(in: out).filter { $0 == 1 }.count
+    #expect(transmissions == 5, "1 first + 2 behind frame 0 + 2 on its own deadline: 3 tries spent")
+    #expect(failures == [.failed(sequence: 1, type: 0x02)])
+  }
+
+  /// PROTOCOL.md §5.3 rules 5 and 6 (v1.1): a fast retransmit spends no try.
+  @Test func fastRetransmitsSpendNoTries() throws {
+    var sender = ReliableSender(window: 2, timing: Self.timing)
+    var out: [UInt8] = []
+    for tag in 0..<2 { sender.send(Self.ping(UInt8(tag)), now: 0, into: &out) }
+    var failures: [ReliableSender.Completion] = []
+    while failures.isEmpty, let deadline = sender.nextDeadline {
+      // Each time, the board refuses frame 1 naming 0 before frame 0's deadline: a fast retransmit.
+      _ = sender.receive(response: Self.gapNak(1, expected: 0), now: deadline - 1, into: &out)
+      let renewed = try #require(sender.nextDeadline)
+      failures = sender.poll(now: renewed, into: &out)
+    }
+    let transmissions = Self.sequences(in: out).filter { $0 == 0 }.count
+    #expect(transmissions == 6, "3 tries on its own deadlines and 3 fast retransmits between them")
+    #expect(sender.isPaused)
+  }
+
+  /// A peer that NAKs forever, alternating the frame it names, cannot keep the sender resending: at most
+  /// maxTries fast retransmits per frame.
+  @Test func fastRetransmitsAreBoundedPerFrame() {
+    var sender = ReliableSender(window: 4, timing: Self.timing)
+    var out: [UInt8] = []
+    for tag in 0..<4 { sender.send(Self.ping(UInt8(tag)), now: 0, into: &out) }
+    out.removeAll()
+    for round in 0..<10 {
+      _ = sender.receive(response: Self.gapNak(2, expected: 0), now: UInt64(2 * round + 1), into: &out)
+      _ = sender.receive(response: Self.gapNak(3, expected: 1), now: UInt64(2 * round + 2), into: &out)
+    }
+    // Bursts from 0 resend 0-3, bursts from 1 resend 1-3: frame 0 goes out once per burst from 0.
+    #expect(Self.sequences(in: out).filter { $0 == 0 }.count == Self.timing.maxTries)
+    #expect(sender.poll(now: 30, into: &out).isEmpty, "nothing failed: no deadline has passed")
+  }
+
+  /// PROTOCOL.md §5.3 rule 6 (v1.1): the NAK of a later frame's first transmission, naming a frame answered
+  /// since (the loss was repaired), is ignored; the later frame's deadline runs on.
+  @Test func gapNakNamingAnAnsweredFrameIsIgnored() throws {
+    var sender = ReliableSender(window: 4, timing: Self.timing)
+    var out: [UInt8] = []
+    for tag in 0..<3 { sender.send(Self.ping(UInt8(tag)), now: 0, into: &out) }
+    let deadline = try #require(sender.nextDeadline)
+    _ = sender.receive(response: Self.pong(0), now: 5, into: &out)
+    out.removeAll()
+    #expect(sender.receive(response: Self.gapNak(2, expected: 0), now: 6, into: &out) == nil)
+    #expect(out.isEmpty && sender.inFlightCount == 2)
+    #expect(try #require(sender.nextDeadline) > deadline, "frames 1 and 2 keep their own deadlines")
+  }
+
   @Test func resetFailsEverythingAndRestartsNumbering() {
     var sender = ReliableSender(window: 2, timing: Self.timing)
     var out: [UInt8] = []

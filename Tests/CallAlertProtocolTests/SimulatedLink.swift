@@ -26,6 +26,8 @@ struct LineImpairments: Sendable, CustomStringConvertible {
   var frameCorruption = 0.0
   /// One byte of the frame (delimiter included) vanishes.
   var byteLoss = 0.0
+  /// Each byte (delimiter included), independently, has one bit flipped: a damaged delimiter merges two frames.
+  var byteDamage = 0.0
   /// The line stalls: the frame, and so everything behind it, arrives no earlier than 120 to 300 ms from now
   /// (longer than the 100 ms base timeout, so the sender retransmits spuriously). Stalls overlap, they do not add up.
   var delaySpike = 0.0
@@ -57,6 +59,7 @@ struct LineStatistics: Sendable, Equatable {
   var framesCorrupted = 0
   var bytesLost = 0
   var delaySpikes = 0
+  var bytesDamaged = 0
 }
 
 /// One direction of a simulated serial line: first in, first out (a UART never reorders), with per-frame
@@ -133,6 +136,7 @@ struct SimulatedLine: Sendable {
         if statistics.bytesLost > before.bytesLost { fate += " byte-lost" }
         if statistics.framesDuplicated > before.framesDuplicated { fate += " twice" }
         if statistics.delaySpikes > before.delaySpikes { fate += " delayed" }
+        if statistics.bytesDamaged > before.bytesDamaged { fate += " damaged" }
         timeline.append("\(now) frame \(index) \(SimulatedLine.summary(frame)) \(fate)")
       }
     }
@@ -144,6 +148,12 @@ struct SimulatedLine: Sendable {
     if rng.chance(impairments.frameCorruption) {
       statistics.framesCorrupted += 1
       for _ in 0..<rng.draw(1...3) { bytes[rng.draw(0...bytes.count - 1)] ^= 1 << UInt8(rng.draw(0...7)) }
+    }
+    if impairments.byteDamage > 0 {  // drawn only when asked for, so that the other runs keep their streams
+      for index in bytes.indices where rng.chance(impairments.byteDamage) {
+        bytes[index] ^= 1 << UInt8(rng.draw(0...7))
+        statistics.bytesDamaged += 1
+      }
     }
     if rng.chance(impairments.byteLoss) {
       statistics.bytesLost += 1

@@ -95,12 +95,21 @@ enum VectorCatalog {
     maxSteps: 64, maxPayload: 1024, window: 8, tableCapacity: 8192, motorMaxOnMs: 8000, motorDutyWindowMs: 60_000,
     motorMaxDutyPercent: 50, leaseMs: 3000)
 
-  /// The sample board's INFO; `sessionVersion` 0 before HELLO.
-  static func sampleInfo(sessionVersion: UInt8) -> BoardInfo {
-    BoardInfo(
-      minVersion: 1, maxVersion: 1, sessionVersion: sessionVersion, firmware: (major: 1, minor: 4, patch: 2),
-      bootNonce: boardNonce, serial: ascii("CA1-000042"), capabilities: sampleCapabilities,
+  /// The sample board's INFO for a session of `sessionVersion` (event_queue 16 when the layout has it).
+  static func sampleInfo(sessionVersion: UInt8, maxVersion: UInt8 = 1) -> BoardInfo {
+    var capabilities = sampleCapabilities
+    if sessionVersion >= 2 { capabilities.eventQueue = 16 }
+    return BoardInfo(
+      minVersion: 1, maxVersion: maxVersion, sessionVersion: sessionVersion, firmware: (major: 1, minor: 4, patch: 2),
+      bootNonce: boardNonce, serial: ascii("CA1-000042"), capabilities: capabilities,
       table: TableSummary(version: 7, crc: sampleTableCRC, size: UInt32(sampleTableBytes.count)))
+  }
+
+  /// The payload of the sample INFO (versions 1..1) with its version byte set to `sessionVersion`.
+  static func infoPayload(sessionVersion: UInt8) -> [UInt8] {
+    var payload = Message.reply(to: .getInfo, .info(sampleInfo(sessionVersion: 1))).frame(sequence: 0, nonce: 0).payload
+    payload[2] = sessionVersion
+    return payload
   }
 
   /// Counters a sample STATUS reports.
@@ -166,7 +175,8 @@ enum VectorCatalog {
     return [
       // Commands.
       vector(
-        "hello", sequence: 0, nonce: 0, .command(.hello(Hello(maxPayload: 1024, window: 8))),
+        "hello", sequence: 0, nonce: 0,
+        .command(.hello(Hello(minVersion: 1, maxVersion: 1, maxPayload: 1024, window: 8))),
         note: "the host does not know the board's nonce before the first board frame: 0"),
       vector(
         "hello_trace_actuators", sequence: 0,
@@ -211,9 +221,21 @@ enum VectorCatalog {
       vector("reset", sequence: 22, .command(.reset), note: "magic \"RST!\" little-endian"),
 
       // Replies (ACKs): the sequence and type of the command they answer.
-      vector("reply_info_to_hello", sequence: 0, .reply(to: .hello, .info(sampleInfo(sessionVersion: 1)))),
       vector(
-        "reply_info_to_get_info_before_hello", sequence: 3, .reply(to: .getInfo, .info(sampleInfo(sessionVersion: 0)))),
+        "reply_info_to_hello", sequence: 0, .reply(to: .hello, .info(sampleInfo(sessionVersion: 1))),
+        note: "a v1.0 board (versions 1..1): Capabilities in the 25-byte layout of version 1"),
+      vector(
+        "reply_info_to_hello_version_2", sequence: 0,
+        .reply(to: .hello, .info(sampleInfo(sessionVersion: 2, maxVersion: 2))),
+        note: "a v1.1 board and host negotiated version 2: Capabilities has 26 bytes, event_queue last"),
+      vector(
+        "reply_info_to_hello_version_1_from_v1_1_board", sequence: 0,
+        .reply(to: .hello, .info(sampleInfo(sessionVersion: 1, maxVersion: 2))),
+        note: "a v1.1 board (versions 1..2) and a v1.0 host (max_version 1): version 1, the 25-byte layout"),
+      vector(
+        "reply_info_to_get_info", sequence: 3,
+        .reply(to: .getInfo, .info(sampleInfo(sessionVersion: 2, maxVersion: 2))),
+        note: "GET_INFO is answered within a session only (before HELLO: no_session), so version is never 0"),
       vector("reply_pong", sequence: 1, .reply(to: .ping, .pong(pingData))),
       vector("reply_pong_empty", sequence: 2, .reply(to: .ping, .pong([]))),
       vector("reply_status_playing_slot", sequence: 4, .reply(to: .getStatus, .status(statusPlayingSlot))),
@@ -267,7 +289,8 @@ enum VectorCatalog {
       vector("event_button_press", sequence: 1, .event(.button(ButtonEvent(button: 0, kind: .press, heldMs: 180)))),
       vector(
         "event_button_long_press", sequence: 2,
-        .event(.button(ButtonEvent(button: 0, kind: .longPress, heldMs: 1500)))),
+        .event(.button(ButtonEvent(button: 0, kind: .longPress, heldMs: 1000))),
+        note: "a long press is reported when it has been held 1 000 ms (PROTOCOL.md §9.2, §13.5)"),
       vector(
         "event_play_ended_completed", sequence: 3,
         .event(.playEnded(PlayEndedEvent(token: 7, reason: .completed, playedMs: 1500)))),
@@ -288,6 +311,9 @@ enum VectorCatalog {
         .event(.playEnded(PlayEndedEvent(token: 9, reason: .superseded, playedMs: 40)))),
       vector("event_fault_motor_on_time", sequence: 9, .event(.fault(FaultEvent(.motorOnTime, detail: 8000)))),
       vector("event_fault_event_overflow", sequence: 10, .event(.fault(FaultEvent(.eventOverflow, detail: 3)))),
+      vector(
+        "event_fault_tick_overrun", sequence: 12, .event(.fault(FaultEvent(.tickOverrun, detail: 150))),
+        note: "the tick ran 150 ms after a scheduled change (threshold 50 ms, at most one per 1 000 ms, §13.8)"),
       vector(
         "event_fault_code_unknown_to_v1", sequence: 11, .event(.fault(FaultEvent(rawCode: 0x40, detail: 0x1234))),
         note: "a code from a newer board: code is null, code_value is kept"),
@@ -650,7 +676,17 @@ enum VectorCatalog {
         "button_truncated_in_held_ms", "held_ms cut after one byte", type: MessageType.button.rawValue,
         payload: [0, 0, 0x10], error: payloadError(MessageType.button.rawValue, .truncated, "held_ms", 2)),
       messageCase(
-        "event_ack_with_payload", "an event's acknowledgement has no payload", flags: 0x01,
+        "info_version_zero", "INFO's version is always the negotiated one, never 0 (PROTOCOL.md §10.4)", flags: 0x01,
+        type: MessageType.getInfo.rawValue, payload: infoPayload(sessionVersion: 0),
+        error: payloadError(MessageType.getInfo.rawValue, .invalidValue, "version", 2)),
+      messageCase(
+        "info_version_above_max", "version 2 from a board whose max_version is 1", flags: 0x01,
+        type: MessageType.hello.rawValue, payload: infoPayload(sessionVersion: 2),
+        error: payloadError(MessageType.hello.rawValue, .invalidValue, "version", 2)),
+      messageCase(
+        "event_ack_with_payload",
+        "an event's acknowledgement has no payload: a board does not take this one as an acknowledgement (§5.5)",
+        flags: 0x01,
         type: MessageType.button.rawValue, payload: [0],
         error: payloadError(MessageType.button.rawValue, .trailingBytes, "end", 0)),
       messageCase(
@@ -885,7 +921,7 @@ enum VectorCatalog {
     let crcAt = sampleTableBytes.count - 4
     return [
       (
-        "bad_magic", "\"XAPT\"", damagedTable(reseal: false) { $0[0] = UInt8(ascii: "X") },
+        "bad_magic", "\"XAPT\" (trailer resealed: only the magic is wrong)", damagedTable { $0[0] = UInt8(ascii: "X") },
         PayloadError(.invalidValue, field: "magic", offset: 0)
       ),
       ("bad_format", "format 2", damagedTable { $0[4] = 2 }, PayloadError(.invalidValue, field: "format", offset: 4)),
@@ -907,8 +943,16 @@ enum VectorCatalog {
         PayloadError(.invalidValue, field: "size", offset: 12)
       ),
       (
-        "truncated_in_header", "10 bytes", Array(sampleTableBytes.prefix(10)),
+        "truncated_in_header", "10 bytes: magic and format right, cut in version", Array(sampleTableBytes.prefix(10)),
         PayloadError(.truncated, field: "version", offset: 8)
+      ),
+      (
+        "truncated_in_magic", "3 bytes", Array(sampleTableBytes.prefix(3)),
+        PayloadError(.truncated, field: "magic", offset: 0)
+      ),
+      (
+        "truncated_with_bad_format", "5 bytes whose format is 2: the format check comes first",
+        Array(sampleTableBytes.prefix(4)) + [2], PayloadError(.invalidValue, field: "format", offset: 4)
       ),
       (
         "bad_crc", "the stored CRC's last byte inverted", damagedTable(reseal: false) { $0[$0.count - 1] ^= 0xFF },

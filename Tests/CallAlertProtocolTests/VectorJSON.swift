@@ -155,23 +155,32 @@ enum VectorJSON {
     }
   }
 
-  /// INFO's fields: the identity, then `capabilities` and `table` as nested objects.
+  /// INFO's fields: the identity, then `capabilities` and `table` as nested objects. `event_queue` is in
+  /// `capabilities` only for version 2 (v1.1), whose layout carries it.
   static func json(_ info: BoardInfo) -> JSONValue {
     let caps = info.capabilities
+    var capabilities: [JSONMember] = [
+      JSONMember(key: "buzzer_channels", value: .int(caps.buzzerChannels)),
+      JSONMember(key: "buzzer_min_hz", value: .int(caps.buzzerMinHz)),
+      JSONMember(key: "buzzer_max_hz", value: .int(caps.buzzerMaxHz)),
+      JSONMember(key: "motor_channels", value: .int(caps.motorChannels)),
+      JSONMember(key: "leds", value: .int(caps.leds)), JSONMember(key: "buttons", value: .int(caps.buttons)),
+      JSONMember(key: "pattern_slots", value: .int(caps.patternSlots)),
+      JSONMember(key: "max_steps", value: .int(caps.maxSteps)),
+      JSONMember(key: "max_payload", value: .int(caps.maxPayload)), JSONMember(key: "window", value: .int(caps.window)),
+      JSONMember(key: "table_capacity", value: .int(caps.tableCapacity)),
+      JSONMember(key: "motor_max_on_ms", value: .int(caps.motorMaxOnMs)),
+      JSONMember(key: "motor_duty_window_ms", value: .int(caps.motorDutyWindowMs)),
+      JSONMember(key: "motor_max_duty_percent", value: .int(caps.motorMaxDutyPercent)),
+      JSONMember(key: "lease_ms", value: .int(caps.leaseMs)),
+    ]
+    if info.sessionVersion >= 2 { capabilities.append(JSONMember(key: "event_queue", value: .int(caps.eventQueue))) }
     return .object([
       "min_version": .int(info.minVersion), "max_version": .int(info.maxVersion),
       "version": .int(info.sessionVersion), "firmware_major": .int(info.firmware.major),
       "firmware_minor": .int(info.firmware.minor), "firmware_patch": .int(info.firmware.patch),
       "boot_nonce": .int(info.bootNonce), "serial": .string(String(decoding: info.serial, as: UTF8.self)),
-      "capabilities": .object([
-        "buzzer_channels": .int(caps.buzzerChannels), "buzzer_min_hz": .int(caps.buzzerMinHz),
-        "buzzer_max_hz": .int(caps.buzzerMaxHz), "motor_channels": .int(caps.motorChannels),
-        "leds": .int(caps.leds), "buttons": .int(caps.buttons), "pattern_slots": .int(caps.patternSlots),
-        "max_steps": .int(caps.maxSteps), "max_payload": .int(caps.maxPayload), "window": .int(caps.window),
-        "table_capacity": .int(caps.tableCapacity), "motor_max_on_ms": .int(caps.motorMaxOnMs),
-        "motor_duty_window_ms": .int(caps.motorDutyWindowMs),
-        "motor_max_duty_percent": .int(caps.motorMaxDutyPercent), "lease_ms": .int(caps.leaseMs),
-      ]),
+      "capabilities": .members(capabilities),
       "table": json(info.table),
     ])
   }
@@ -445,7 +454,8 @@ enum VectorJSON {
         maxSteps: try c.integer("max_steps"), maxPayload: try c.integer("max_payload"),
         window: try c.integer("window"), tableCapacity: try c.integer("table_capacity"),
         motorMaxOnMs: try c.integer("motor_max_on_ms"), motorDutyWindowMs: try c.integer("motor_duty_window_ms"),
-        motorMaxDutyPercent: try c.integer("motor_max_duty_percent"), leaseMs: try c.integer("lease_ms")),
+        motorMaxDutyPercent: try c.integer("motor_max_duty_percent"), leaseMs: try c.integer("lease_ms"),
+        eventQueue: c["event_queue"] == nil ? 0 : try c.integer("event_queue")),
       table: try tableSummary(f.member("table")))
   }
 

@@ -16,7 +16,7 @@ struct VirtualBoardHarnessTests {
     let hello = harness.hello()
     let info = try #require(hello)
     #expect(info.serial == Array("VB-0001".utf8))
-    #expect(info.sessionVersion == 1)
+    #expect(info.sessionVersion == 2)
     #expect(info.bootNonce == harness.board.nonce)
     #expect(info.capabilities.window == 8)
     #expect(info.table == .none)

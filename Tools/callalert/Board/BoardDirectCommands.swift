@@ -23,7 +23,9 @@ extension CallAlertCommand.Board {
         "buzzer: \(c.buzzerChannels) x \(c.buzzerMinHz)-\(c.buzzerMaxHz) Hz; motors: \(c.motorChannels); LEDs: \(c.leds); buttons: \(c.buttons)"
       )
       print("patterns: \(c.patternSlots) slots, \(c.maxSteps) steps each, table up to \(c.tableCapacity) bytes")
-      print("link: payload \(c.maxPayload) bytes, window \(c.window); lease \(c.leaseMs) ms")
+      print(
+        "link: payload \(c.maxPayload) bytes, window \(c.window); lease \(c.leaseMs) ms"
+          + (c.eventQueue > 0 ? "; up to \(c.eventQueue) events pending" : ""))
       print("motor limits: \(c.motorMaxOnMs) ms continuous, \(c.motorMaxDutyPercent) % over \(c.motorDutyWindowMs) ms")
       if info.table == .none {
         print("pattern table: none")

@@ -1,0 +1,50 @@
+import CallAlertBoardCore
+import CallAlertClient
+import CallAlertProtocol
+import Testing
+
+/// The checks of what PROTOCOL.md v1.1 settled (§20): the link behaviours of Protocol/vectors/link.json, played
+/// frame by frame, and the rest through the host client.
+extension ConformanceChecks {
+  /// Plays the link.json scenario `name` on a fresh board of `kind` that nothing else is connected to.
+  static func linkScenario(_ name: String, _ kind: BoardKind) async throws {
+    guard let scenario = LinkScenarios.scenario(name) else {
+      Issue.record("no scenario \(name) in Protocol/vectors/link.json")
+      return
+    }
+    try await BoardUnderTest.withUnconnectedBoard(kind) { slavePath in
+      try await LinkScenarios.run(scenario, kind: kind, slavePath: slavePath)
+    }
+  }
+
+  /// §13.8: held up for 250 ms while LED 0 blinks (a change due every 100 ms), the board reports FAULT
+  /// tick_overrun with about the time it lost; then nothing more while it keeps up.
+  static func tickOverrun(_ kind: BoardKind) async throws {
+    try await withBoard(kind) { (board: BoardUnderTest) async throws in
+      _ = try await board.client.send(.setIndicator(IndicatorSetting(led: 0, mode: .blink, onMs: 100, offMs: 100)))
+      let mark = await board.log.count
+      await board.holdUp(ms: 250)
+      let found = await board.log.first(from: mark, within: 5) {
+        if case .event(.fault(let fault)) = $0 { fault.code == .tickOverrun } else { false }
+      }
+      guard case .event(.fault(let fault))? = found?.event else {
+        Issue.record("\(kind): no FAULT tick_overrun after a 250 ms hold-up")
+        return
+      }
+      // Late by the hold-up less the time to the change that was due (at most 100 ms), plus scheduling noise.
+      #expect(fault.detail > TickOverrun.thresholdMs && fault.detail < 1_000, "\(kind): \(fault.detail) ms")
+      let status = try await board.client.status()
+      #expect(status.counters.faults >= 1)
+    }
+  }
+
+  /// §10.5: STATUS's indicator_mode is LED 0's; LED 1's indicator shows only in the lit LEDs.
+  static func statusIndicator(_ kind: BoardKind) async throws {
+    try await withBoard(kind) { (board: BoardUnderTest) async throws in
+      #expect(try await board.client.send(.setIndicator(IndicatorSetting(led: 1, mode: .on))) == .ok)
+      let status = try await board.client.status()
+      #expect(status.indicatorMode == IndicatorMode.off.rawValue)
+      #expect(status.actuators.leds == 0b10)
+    }
+  }
+}

@@ -1,0 +1,250 @@
+import CallAlertProtocol
+import Foundation
+import Testing
+
+/// Protocol/vectors/link.json: link behaviours as frames sent and frames expected, in time (the format is in
+/// Protocol/vectors/README.md). ``run(_:on:)`` plays one scenario against a board through a ``RawHost``.
+enum LinkScenarios {
+  /// A malformed scenario file.
+  struct FormatError: Error, CustomStringConvertible {
+    let description: String
+  }
+
+  /// What a board frame must be to match.
+  struct Matcher: Sendable, CustomStringConvertible {
+    var type: UInt8
+    var flags: UInt8
+    var sequence: UInt16?
+    var payload: [UInt8]?
+    var prefix: [UInt8]?
+    var suffix: [UInt8]?
+    /// Bytes that must sit at given payload offsets.
+    var at: [(offset: Int, bytes: [UInt8])] = []
+    var decodes = false
+
+    func matches(_ frame: Frame) -> Bool {
+      guard frame.type == type, frame.flags.rawValue == flags else { return false }
+      if let sequence, frame.sequence != sequence { return false }
+      if let payload, frame.payload != payload { return false }
+      if let prefix, !frame.payload.starts(with: prefix) { return false }
+      if let suffix, !frame.payload.reversed().starts(with: suffix.reversed()) { return false }
+      for (offset, bytes) in at where !frame.payload.dropFirst(offset).starts(with: bytes) { return false }
+      return true
+    }
+
+    var description: String {
+      "type 0x\(String(type, radix: 16)) flags \(flags) seq \(sequence.map(String.init) ?? "any")"
+        + (payload.map { " payload \(hex($0))" } ?? "") + (prefix.map { " prefix \(hex($0))" } ?? "")
+        + (suffix.map { " suffix \(hex($0))" } ?? "")
+    }
+  }
+
+  /// One step of a scenario.
+  enum Step: Sendable {
+    case send(Frame, zeroNonce: Bool)
+    case expect(Matcher, withinMs: Int)
+    case only(forMs: Int, allow: [Matcher])
+    case silence(forMs: Int)
+    case wait(ms: Int)
+    case drain
+  }
+
+  /// A scenario: its name, the spec section it checks, whether events are acknowledged as they come, its steps.
+  struct Scenario: Sendable, CustomStringConvertible {
+    let name: String
+    let spec: String
+    let acknowledgesEvents: Bool
+    let steps: [Step]
+    var description: String { name }
+  }
+
+  static let typeCodes: [String: UInt8] = [
+    "HELLO": 0x01, "PING": 0x02, "GET_INFO": 0x03, "GET_STATUS": 0x04, "PLAY": 0x10, "STOP": 0x11, "LEASE": 0x12,
+    "SET_INDICATOR": 0x13, "TABLE_BEGIN": 0x20, "TABLE_DATA": 0x21, "TABLE_COMMIT": 0x22, "TABLE_ABORT": 0x23,
+    "TABLE_READ": 0x24, "RESET": 0x30, "BOOT": 0x80, "BUTTON": 0x81, "PLAY_ENDED": 0x82, "FAULT": 0x83,
+    "ACTUATORS": 0xC0,
+  ]
+
+  static let file = URL(fileURLWithPath: QemuFirmware.root + "/Protocol/vectors/link.json")
+
+  /// Every scenario in the file.
+  static let all: [Scenario] = {
+    do {
+      return try load()
+    } catch {
+      Issue.record("Protocol/vectors/link.json: \(error)")
+      return []
+    }
+  }()
+
+  static func scenario(_ name: String) -> Scenario? { all.first { $0.name == name } }
+
+  static func load() throws -> [Scenario] {
+    let data = try Data(contentsOf: file)
+    guard let document = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+      let scenarios = document["scenarios"] as? [[String: Any]]
+    else { throw FormatError(description: "no scenarios list") }
+    return try scenarios.map { entry in
+      guard let name = entry["name"] as? String, let spec = entry["spec"] as? String,
+        let acknowledges = entry["acknowledge_events"] as? Bool, let steps = entry["steps"] as? [[String: Any]]
+      else { throw FormatError(description: "a scenario lacks name, spec, acknowledge_events or steps") }
+      return Scenario(
+        name: name, spec: spec, acknowledgesEvents: acknowledges,
+        steps: try steps.enumerated().map { index, step in
+          do { return try parse(step) } catch { throw FormatError(description: "\(name) step \(index): \(error)") }
+        })
+    }
+  }
+
+  static func parse(_ step: [String: Any]) throws -> Step {
+    if let send = step["send"] as? [String: Any] {
+      let frame = Frame(
+        flags: FrameFlags(rawValue: try integer(send, "flags_byte")), sequence: try integer(send, "sequence"),
+        type: try type(send), nonce: 0, payload: try bytes(send["payload_hex"] as? String ?? ""))
+      return .send(frame, zeroNonce: (send["nonce"] as? String) == "zero")
+    }
+    if let expect = step["expect"] as? [String: Any] {
+      return .expect(try matcher(expect), withinMs: step["within_ms"] as? Int ?? 2_000)
+    }
+    if let only = step["only"] as? [String: Any] {
+      let allow = try (only["allow"] as? [[String: Any]] ?? []).map(matcher)
+      return .only(forMs: try integer(only, "for_ms"), allow: allow)
+    }
+    if let silence = step["silence"] as? [String: Any] { return .silence(forMs: try integer(silence, "for_ms")) }
+    if let wait = step["wait"] as? [String: Any] { return .wait(ms: try integer(wait, "ms")) }
+    if step["drain"] != nil { return .drain }
+    throw FormatError(description: "unknown step \(step.keys.sorted())")
+  }
+
+  static func matcher(_ object: [String: Any]) throws -> Matcher {
+    var matcher = Matcher(type: try type(object), flags: try integer(object, "flags_byte"))
+    if object["sequence"] != nil { matcher.sequence = try integer(object, "sequence") }
+    if let payload = object["payload_hex"] as? String { matcher.payload = try bytes(payload) }
+    if let prefix = object["payload_prefix_hex"] as? String { matcher.prefix = try bytes(prefix) }
+    if let suffix = object["payload_suffix_hex"] as? String { matcher.suffix = try bytes(suffix) }
+    for (key, value) in object["payload_at"] as? [String: String] ?? [:] {
+      guard let offset = Int(key) else { throw FormatError(description: "payload_at offset \(key)") }
+      matcher.at.append((offset, try bytes(value)))
+    }
+    matcher.decodes = object["decodes"] as? Bool ?? false
+    return matcher
+  }
+
+  static func type(_ object: [String: Any]) throws -> UInt8 {
+    guard let name = object["type"] as? String, let code = typeCodes[name] else {
+      throw FormatError(description: "unknown type \(String(describing: object["type"]))")
+    }
+    return code
+  }
+
+  static func integer<T: FixedWidthInteger>(_ object: [String: Any], _ key: String) throws -> T {
+    guard let value = object[key] as? Int, let exact = T(exactly: value) else {
+      throw FormatError(description: "\(key) is not an integer in range")
+    }
+    return exact
+  }
+
+  static func bytes(_ hex: String) throws -> [UInt8] {
+    let digits = Array(hex.utf8)
+    guard digits.count % 2 == 0 else { throw FormatError(description: "odd hex length") }
+    return try stride(from: 0, to: digits.count, by: 2).map { index in
+      guard let byte = UInt8(String(decoding: digits[index..<index + 2], as: UTF8.self), radix: 16) else {
+        throw FormatError(description: "bad hex at \(index)")
+      }
+      return byte
+    }
+  }
+
+  static func hex(_ bytes: [UInt8]) -> String {
+    bytes.prefix(24).map { String(format: "%02x", $0) }.joined() + (bytes.count > 24 ? "…(\(bytes.count))" : "")
+  }
+
+  static func describe(_ frame: Frame) -> String {
+    "type 0x\(String(frame.type, radix: 16)) flags \(frame.flags.rawValue) seq \(frame.sequence) payload \(hex(frame.payload))"
+  }
+
+  /// Whether `frame` is an event the host acknowledges by itself in this scenario (steps that watch the line
+  /// then ignore it).
+  static func isAutoAcknowledged(_ frame: Frame, in scenario: Scenario) -> Bool {
+    scenario.acknowledgesEvents && frame.flags.isEmpty && MessageType(rawValue: frame.type)?.isEvent == true
+  }
+
+  /// Plays `scenario` on the board at `slavePath` in real time, recording an issue for every step it fails
+  /// (and stopping there). `kind` names the board in the messages.
+  static func run(_ scenario: Scenario, kind: BoardKind, slavePath: String) async throws {
+    let host = try RawHost(slavePath: slavePath)
+    await host.start()
+    await host.setAcknowledgesEvents(scenario.acknowledgesEvents)
+    defer { Task { await host.close() } }
+    try await run(scenario, on: host, label: "\(kind): link.json/\(scenario.name) (§\(scenario.spec))")
+  }
+
+  /// Plays `scenario` over `host`, recording an issue for the first step it fails.
+  static func run(_ scenario: Scenario, on host: some ScenarioLine, label: String) async throws {
+    for (index, step) in scenario.steps.enumerated() {
+      let at = "\(label) step \(index)"
+      switch step {
+      case .send(var frame, let zeroNonce):
+        frame.nonce = zeroNonce ? 0 : await host.nonce()
+        try await host.send(frame)
+      case .expect(let matcher, let withinMs):
+        guard let frame = await host.take(within: .milliseconds(withinMs), where: { matcher.matches($0) }) else {
+          let seen = await host.pendingFrames().map(describe)
+          Issue.record("\(at): no frame \(matcher) within \(withinMs) ms; pending: \(seen)")
+          return
+        }
+        if matcher.decodes {
+          do throws(MessageError) {
+            _ = try Message.decode(frame)
+          } catch {
+            Issue.record("\(at): \(describe(frame)) does not decode: \(error)")
+            return
+          }
+        }
+      case .only(let forMs, let allow):
+        try await host.pause(ms: forMs)  // an observation window, not a synchronisation
+        for frame in await host.drainFrames() where !isAutoAcknowledged(frame, in: scenario) {
+          guard allow.contains(where: { $0.matches(frame) }) else {
+            Issue.record("\(at): \(describe(frame)) arrived, only \(allow) may")
+            return
+          }
+        }
+      case .silence(let forMs):
+        try await host.pause(ms: forMs)  // an observation window, not a synchronisation
+        let unexpected = await host.drainFrames().filter { !isAutoAcknowledged($0, in: scenario) }
+        if !unexpected.isEmpty {
+          Issue.record("\(at): expected silence for \(forMs) ms, got \(unexpected.map(describe))")
+          return
+        }
+      case .wait(let ms):
+        try await host.pause(ms: ms)  // part of the scenario's timing
+      case .drain:
+        _ = await host.drainFrames()
+      }
+    }
+  }
+}
+
+/// The host side of a link scenario: a line to a board, in real time (``RawHost``) or in virtual time
+/// (``VirtualTimeLine``).
+protocol ScenarioLine: Sendable {
+  /// The board's nonce as the latest board frame gave it (0 before any).
+  func nonce() async -> UInt32
+  /// Sends `frame` as is.
+  func send(_ frame: Frame) async throws
+  /// Takes the first frame received and not yet taken that `matches`, waiting up to `within`.
+  func take(within: Duration, where matches: @Sendable (Frame) -> Bool) async -> Frame?
+  /// Takes every frame received and not yet taken.
+  func drainFrames() async -> [Frame]
+  /// The frames received and not yet taken.
+  func pendingFrames() async -> [Frame]
+  /// Lets `ms` milliseconds pass.
+  func pause(ms: Int) async throws
+}
+
+extension RawHost: ScenarioLine {
+  func nonce() async -> UInt32 { boardNonce }
+  func drainFrames() async -> [Frame] { drain().map(\.frame) }
+  func pendingFrames() async -> [Frame] { pending.map(\.frame) }
+  func pause(ms: Int) async throws { try await Task.sleep(for: .milliseconds(ms)) }
+}

@@ -1,0 +1,97 @@
+import CallAlertProtocol
+import CallAlertSerial
+import Foundation
+
+/// A host that speaks frames, not commands: it sends exactly the frames a link scenario gives (any sequence,
+/// nonce, payload) and records every frame the board sends, with its arrival time, for the scenario to match.
+/// Unlike ``BoardClient`` it never retransmits, acknowledges only when told to, and hides nothing.
+actor RawHost {
+  /// A frame from the board and when it arrived.
+  struct Arrival: Sendable {
+    let frame: Frame
+    let at: ContinuousClock.Instant
+  }
+
+  private let transport: DescriptorChannel
+  private var reader: Task<Void, Never>?
+  private var decoder = FrameDecoder()
+  /// Frames received and not yet taken by a step, oldest first.
+  private(set) var pending: [Arrival] = []
+  /// The board's nonce, from its latest frame (0 before any).
+  private(set) var boardNonce: UInt32 = 0
+  /// When true, every event is acknowledged as it arrives (it stays in ``pending`` for the steps to see).
+  var acknowledgesEvents = false
+  private var waiter: CheckedContinuation<Void, Never>?
+
+  init(slavePath: String) throws {
+    transport = try PseudoTerminal.openSlave(slavePath)
+  }
+
+  /// Starts reading the line.
+  func start() {
+    let stream = transport.incoming
+    reader = Task { [weak self] in
+      do {
+        for try await chunk in stream { await self?.take(chunk) }
+      } catch {}
+    }
+  }
+
+  func setAcknowledgesEvents(_ on: Bool) { acknowledgesEvents = on }
+
+  /// Sends `frame` as is.
+  func send(_ frame: Frame) async throws {
+    try await transport.write(frame.encoded())
+  }
+
+  /// Takes every pending frame.
+  func drain() -> [Arrival] {
+    defer { pending.removeAll() }
+    return pending
+  }
+
+  /// Takes the first pending frame that `matches`, waiting up to `within` for one to arrive; nil if none.
+  func take(within: Duration, where matches: @Sendable (Frame) -> Bool) async -> Frame? {
+    let deadline = ContinuousClock.now + within
+    while true {
+      if let index = pending.firstIndex(where: { matches($0.frame) }) { return pending.remove(at: index).frame }
+      if ContinuousClock.now >= deadline { return nil }
+      await waitForArrival(until: deadline)
+    }
+  }
+
+  /// Stops reading and closes the line.
+  func close() {
+    reader?.cancel()
+    transport.close()
+    wake()
+  }
+
+  private func take(_ chunk: [UInt8]) async {
+    for output in decoder.feed(chunk) {
+      guard case .frame(let frame) = output else { continue }
+      boardNonce = frame.nonce
+      pending.append(Arrival(frame: frame, at: .now))
+      if acknowledgesEvents, frame.flags.isEmpty, MessageType(rawValue: frame.type)?.isEvent == true {
+        let ack = Frame(flags: .response, sequence: frame.sequence, type: frame.type, nonce: frame.nonce)
+        try? await transport.write(ack.encoded())
+      }
+    }
+    wake()
+  }
+
+  /// Suspends until a frame arrives or `deadline` passes (a bounded wait: the timer always ends it).
+  private func waitForArrival(until deadline: ContinuousClock.Instant) async {
+    let timer = Task { [weak self] in
+      try? await Task.sleep(until: deadline, clock: .continuous)
+      await self?.wake()
+    }
+    await withCheckedContinuation { waiter = $0 }
+    timer.cancel()
+  }
+
+  private func wake() {
+    waiter?.resume()
+    waiter = nil
+  }
+}
