@@ -1,5 +1,6 @@
 import CallAlertClient
 import CallAlertEngine
+import CallAlertPatterns
 import CallAlertProtocol
 import CallAlertSerial
 import Logging
@@ -24,12 +25,19 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
   private var tasks: [Task<Void, Never>] = []
   /// Played-token bookkeeping: the engine's token, and the fallback used when the board refused a slot.
   private var lastInfo: BoardInfo?
+  /// The table the config's pattern file compiles to, installed when the board's differs; nil: none.
+  private let wantedTable: PatternBuild?
+  /// The token the board plays, as far as the driver knows (a flash waits until nothing plays).
+  private var playingToken: UInt32?
+  private var tableSync: Task<Void, Never>?
+  private var tableSyncDeferred = false
 
   init(
-    name: String, clock: C, logger: Logger, linkTiming: LinkTiming = .standard, connect: @escaping Connector,
-    submit: @escaping @Sendable (EngineInput) async -> Void
+    name: String, clock: C, logger: Logger, linkTiming: LinkTiming = .standard, wantedTable: PatternBuild? = nil,
+    connect: @escaping Connector, submit: @escaping @Sendable (EngineInput) async -> Void
   ) {
     self.name = name
+    self.wantedTable = wantedTable
     self.linkTiming = linkTiming
     self.clock = clock
     self.logger = logger
@@ -105,6 +113,7 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
     lastInfo = info
     logger.info(
       "board \(name) connected: serial \(String(decoding: info.serial, as: UTF8.self)), table v\(info.table.version)")
+    startTableSync()
   }
 
   private func handle(_ event: BoardClientEvent) async {
@@ -112,6 +121,7 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
     case .event(.button(let press)) where press.button == 0:
       await submit(.acknowledge(board: name))
     case .event(.playEnded(let ended)):
+      if ended.token == playingToken { played(nil) }
       await submit(.playEnded(board: name, token: ended.token, reason: ended.reason))
     case .event(.fault(let fault)):
       logger.warning(
@@ -119,11 +129,13 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
     case .event: break
     case .actuators: break
     case .restarted(let info):
+      playingToken = nil
       connected(info)
       logger.warning("board \(name) restarted")
       await submit(.boardBack(board: name))
     case .disconnected(let reason):
       lastInfo = nil
+      playingToken = nil
       logger.warning("board \(name) lost: \(reason)")
       await submit(.boardLost(board: name))
     case .reconnected(let info, let status):
@@ -139,18 +151,24 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
     do {
       switch effect {
       case .play(_, let token, let pattern, let capMs, let options):
-        let request = PlayRequest(token: token, capMs: capMs, options: options, source: resolver.source(for: pattern))
+        var resolution = resolver.resolve(pattern, options: options)
         do {
-          try await client.play(request)
+          try await client.play(PlayRequest(token: token, capMs: capMs, options: options, source: resolution.source))
         } catch .nak(_, let nak) where nak.code == .badSlot || nak.code == .badPattern {
-          // No such slot on this board (no table flashed yet): ring with the built-in ring rather than not at all.
-          logger.notice(
-            "board \(name): \(pattern) not playable (\(nak.code.map { "\($0)" } ?? "")); using the built-in ring")
-          try await client.play(
-            PlayRequest(token: token, capMs: capMs, options: options, source: .inline(PatternResolver.fallback)))
+          // No such slot on this board (no table flashed yet): ring with the default ring rather than not at all.
+          resolution = PatternResolver.afterRefusal(
+            options: options, because: "the board refused it (\(nak.code.map { "\($0)" } ?? "code \(nak.rawCode)"))")
+          try await client.play(PlayRequest(token: token, capMs: capMs, options: options, source: resolution.source))
+        }
+        played(token)
+        if let fallback = resolution.fallback {
+          // Events and the history name what really plays.
+          logger.notice("board \(name): \(pattern) plays \(fallback.played) instead: \(fallback.reason)")
+          await submit(.patternFallback(board: name, token: token, played: fallback.played, reason: fallback.reason))
         }
       case .stop(_, let token):
         try await client.stop(token: token)
+        if token == playingToken || token == Command.stopAll { played(nil) }
       case .indicator(_, let setting):
         _ = try await client.send(.setIndicator(setting))
       case .event:
@@ -159,5 +177,36 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
     } catch {
       logger.warning("board \(name): \(effect) failed: \(error)")
     }
+  }
+
+  // MARK: - The board's pattern table (see BoardTableSync)
+
+  /// Notes what the board plays; when it falls idle, a table flash that waited for it starts.
+  private func played(_ token: UInt32?) {
+    playingToken = token
+    if token == nil && tableSyncDeferred { startTableSync() }
+  }
+
+  /// Reads the board's table (slot names and steps for the resolver) and, with a pattern file, installs it
+  /// when the board's differs, once nothing plays.
+  private func startTableSync() {
+    guard let client else { return }
+    tableSync?.cancel()
+    tableSyncDeferred = false
+    resolver.forgetTable()
+    let sync = BoardTableSync(board: name, wanted: wantedTable, clock: clock, logger: logger)
+    tableSync = Task { [weak self] in
+      guard let self else { return }
+      let outcome = await sync.run(client: client, mayFlash: { await self.isIdle })
+      await tableSynced(outcome)
+    }
+  }
+
+  private var isIdle: Bool { playingToken == nil }
+
+  private func tableSynced(_ outcome: BoardTableSync<C>.Outcome) {
+    guard !Task.isCancelled else { return }
+    if outcome.known { resolver.learn(outcome.table) }
+    tableSyncDeferred = outcome.flashDeferred
   }
 }

@@ -71,6 +71,7 @@ public enum Daemon {
       if configuration.engine.boards.isEmpty { configuration.engine.boards = [AlertBoard(name: "board")] }
       configuration.engine.boards[0].port = port
     }
+    _ = try PatternCatalog.load(for: configuration)  // names the config uses must exist
     return configuration
   }
 
@@ -85,6 +86,7 @@ public enum Daemon {
     options: DaemonOptions, logger: Logger, signals: [UnixSignal] = [], eventSink: (@Sendable (String) -> Void)? = nil
   ) async throws -> ServiceGroup {
     let configuration = try Self.configuration(for: options)
+    let patternTable = try PatternCatalog.load(for: configuration)
     let history: CallHistory
     do {
       history = try CallHistory(path: configuration.historyPath)
@@ -119,7 +121,7 @@ public enum Daemon {
     let service = AlertService(
       configuration: configuration.engine, connectors: connectors, clock: ContinuousClock(), logger: logger,
       recorder: { event, at in writer.record(event, at: at) },
-      linkTiming: options.simulate ? .standard : LinkTiming(baudRate: options.baudRate))
+      linkTiming: options.simulate ? .standard : LinkTiming(baudRate: options.baudRate), patternTable: patternTable)
     // Calls left ringing by a daemon that died are closed; missed calls nobody acknowledged blink again.
     if let closed = try? history.closeInterrupted(at: Date()), closed > 0 {
       logger.notice("closed \(closed) call(s) left ringing by an earlier run")

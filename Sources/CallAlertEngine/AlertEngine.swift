@@ -68,6 +68,8 @@ public struct AlertEngine: Sendable {
       boardBack(board, playing: playing, at: now, into: &effects)
     case .playEnded(let board, let token, let reason):
       playEnded(on: board, token: token, reason: reason, at: now, into: &effects)
+    case .patternFallback(let board, let token, let played, let reason):
+      patternFallback(on: board, token: token, played: played, reason: reason, into: &effects)
     }
     return effects
   }

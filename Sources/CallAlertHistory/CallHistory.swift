@@ -55,6 +55,7 @@ public final class CallHistory: Sendable {
   /// - `missed`: the call's row is marked missed (a ringing one becomes `missed`); a row is made if there is none.
   /// - `missedAcknowledged`: every unacknowledged missed call is marked acknowledged.
   /// - `ignored`: nothing.
+  /// - `patternFallback`: the ringing row's pattern becomes what played, e.g. `UK (fallback for office on desk)`.
   public func record(_ event: EngineEvent, at date: Date) throws {
     try database.write { db in
       switch event {
@@ -107,6 +108,12 @@ public final class CallHistory: Sendable {
           arguments: [date])
       case .ignored:
         break
+      case .patternFallback(let callID, let board, let requested, let played, _):
+        // The row names what really played: the fallback, and the pattern it stood in for.
+        guard let rowID = try Self.latestRow(db, id: callID, outcomes: [.ringing]) else { return }
+        try db.execute(
+          sql: "UPDATE calls SET pattern = ? WHERE rowid = ?",
+          arguments: ["\(played) (fallback for \(Self.describe(requested)) on \(board))", rowID])
       }
     }
   }
