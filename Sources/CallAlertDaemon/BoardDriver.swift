@@ -163,7 +163,7 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
         played(token)
         if let fallback = resolution.fallback {
           // Events and the history name what really plays.
-          logger.notice("board \(name): \(pattern) plays \(fallback.played) instead: \(fallback.reason)")
+          logger.notice("board \(name): \(Self.describe(pattern)) plays \(fallback.played) instead: \(fallback.reason)")
           await submit(.patternFallback(board: name, token: token, played: fallback.played, reason: fallback.reason))
         }
       case .stop(_, let token):
@@ -203,6 +203,15 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
   }
 
   private var isIdle: Bool { playingToken == nil }
+
+  /// `pattern office`, `slot 3`, `an inline pattern`, for the log.
+  private static func describe(_ pattern: PatternReference) -> String {
+    switch pattern {
+    case .slot(let slot): "slot \(slot)"
+    case .named(let name): "pattern \(name)"
+    case .inline: "an inline pattern"
+    }
+  }
 
   private func tableSynced(_ outcome: BoardTableSync<C>.Outcome) {
     guard !Task.isCancelled else { return }

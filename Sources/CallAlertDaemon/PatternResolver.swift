@@ -36,7 +36,7 @@ struct PatternResolver: Sendable {
 
   /// A pattern played in place of the one asked for.
   struct Fallback: Equatable, Sendable {
-    /// What plays, e.g. `UK` or `UK (motor rhythm)`.
+    /// What plays, e.g. `UK` or `UK on the motor`.
     var played: String
     /// Why, e.g. `no pattern named 'offfice'`.
     var reason: String
@@ -117,7 +117,7 @@ struct PatternResolver: Sendable {
   /// The default ring on the motor.
   static let fallbackRhythm: Pattern = MotorRhythm.of(fallback) ?? fallback
   /// How events name it.
-  static let fallbackRhythmName = "\(fallbackName) (motor rhythm)"
+  static let fallbackRhythmName = "\(fallbackName) on the motor"
 
   private func rhythm(of pattern: Pattern, describedAs name: String) -> Resolution {
     if let felt = MotorRhythm.of(pattern) { return Resolution(source: .inline(felt)) }

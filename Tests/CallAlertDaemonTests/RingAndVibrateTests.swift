@@ -189,7 +189,7 @@ struct RingAndVibrateTests {
       Issue.record("no pattern_fallback event")
       return
     }
-    #expect(id == "c1" && board == "desk" && requested == .slot(0) && played == "UK (motor rhythm)")
+    #expect(id == "c1" && board == "desk" && requested == .slot(0) && played == "UK on the motor")
     await rig.shutDown()
   }
 

@@ -30,6 +30,14 @@ import Testing
       .patternFallback(callID: "c1", board: "desk", requested: .named("office"), played: "UK", reason: "no such slot"),
       at: at(0.1))
     #expect(try history.calls().map(\.pattern) == ["UK (fallback for office on desk)"])
+    try history.record(
+      .patternFallback(
+        callID: "c1", board: "bed", requested: .named("office"), played: "UK on the motor", reason: "no such slot"),
+      at: at(0.2))
+    #expect(
+      try history.calls().map(\.pattern) == [
+        "UK (fallback for office on desk); UK on the motor (fallback for office on bed)"
+      ])
   }
 
   /// The outcome mapping: each stop reason ends the ringing row as documented.
