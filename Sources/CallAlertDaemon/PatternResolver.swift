@@ -87,8 +87,10 @@ struct PatternResolver: Sendable {
       guard motorOnly else { return Resolution(source: .slot(slot)) }
       if let pattern = slotPatterns[slot] { return rhythm(of: pattern, describedAs: "slot \(slot)") }
       let why =
-        tableKnown ? "the board has no slot \(slot)" : "slot \(slot)'s steps are unknown (the board's table was not read)"
-      return Resolution(source: .inline(Self.fallbackRhythm), fallback: Fallback(played: Self.fallbackRhythmName, reason: why))
+        tableKnown
+        ? "the board has no slot \(slot)" : "slot \(slot)'s steps are unknown (the board's table was not read)"
+      return Resolution(
+        source: .inline(Self.fallbackRhythm), fallback: Fallback(played: Self.fallbackRhythmName, reason: why))
     case .inline(let pattern):
       return motorOnly ? rhythm(of: pattern, describedAs: "the inline pattern") : Resolution(source: .inline(pattern))
     case .named(let name):
@@ -102,7 +104,8 @@ struct PatternResolver: Sendable {
       }
       let why = "no pattern named '\(name)' on the board or among the built-ins"
       return motorOnly
-        ? Resolution(source: .inline(Self.fallbackRhythm), fallback: Fallback(played: Self.fallbackRhythmName, reason: why))
+        ? Resolution(
+          source: .inline(Self.fallbackRhythm), fallback: Fallback(played: Self.fallbackRhythmName, reason: why))
         : Resolution(source: .inline(Self.fallback), fallback: Fallback(played: Self.fallbackName, reason: why))
     }
   }

@@ -228,9 +228,12 @@ struct ConfigParser {
       if let buzzerNode = ruleFields.value("buzzer_only") {
         rule.buzzerOnly = bool(buzzerNode, "\(path).buzzer_only")
       }
-      if ruleFields.value("pattern") == nil && ruleFields.value("boards") == nil && ruleFields.value("buzzer_only") == nil {
+      if ruleFields.value("pattern") == nil && ruleFields.value("boards") == nil
+        && ruleFields.value("buzzer_only") == nil
+      {
         error(
-          item, path, "a rule needs 'pattern:', 'boards:' or 'buzzer_only:' (or several); this one would change nothing")
+          item, path, "a rule needs 'pattern:', 'boards:' or 'buzzer_only:' (or several); this one would change nothing"
+        )
       }
       rules.append(rule)
     }

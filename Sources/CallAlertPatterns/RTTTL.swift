@@ -347,7 +347,9 @@ private struct RTTTLParser {
     for offset in range.lowerBound...range.upperBound {
       let atEnd = offset == range.upperBound
       if !atEnd && scalars[offset] != "," {
-        if !scalars[offset].properties.isWhitespace { characters.append(Character(scalar: scalars[offset], offset: offset)) }
+        if !scalars[offset].properties.isWhitespace {
+          characters.append(Character(scalar: scalars[offset], offset: offset))
+        }
         continue
       }
       defer {

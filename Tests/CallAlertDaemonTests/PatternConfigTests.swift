@@ -30,7 +30,8 @@ import Testing
 
   @Test func aNameFromThePatternFileOrTheBuiltInsLoads() throws {
     let directory = try Self.folder(
-      config: "patterns:\n  file: patterns.yaml\n  default: family\n  rules:\n    - { levels: [critical], pattern: US }\n",
+      config:
+        "patterns:\n  file: patterns.yaml\n  default: family\n  rules:\n    - { levels: [critical], pattern: US }\n",
       patterns: Self.patterns)
     #expect(Self.loadError(directory) == nil)
   }

@@ -112,7 +112,8 @@ struct CapturingLogHandler: LogHandler {
 struct RingAndVibrateTests {
   /// The UK double ring (the default ring): 400 on, 200 off, 400 on, 2 000 off, from `start`.
   static func expectDoubleRing(
-    _ timeline: ActuatorTimeline, from start: UInt64, buzzer: Bool, sourceLocation: Testing.SourceLocation = #_sourceLocation
+    _ timeline: ActuatorTimeline, from start: UInt64, buzzer: Bool,
+    sourceLocation: Testing.SourceLocation = #_sourceLocation
   ) {
     for (offset, on) in [(150, true), (500, false), (800, true), (1_600, false)] {
       let state = timeline.state(at: start + UInt64(offset))

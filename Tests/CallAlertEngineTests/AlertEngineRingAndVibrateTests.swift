@@ -51,9 +51,11 @@ import Testing
     let token = engine.handle(.call(call("c1")), at: t(0)).plays[0].token
     #expect(
       engine.handle(.patternFallback(board: "board", token: token, played: "UK", reason: "no slot"), at: t(5)) == [
-        .event(.patternFallback(callID: "c1", board: "board", requested: .named("office"), played: "UK", reason: "no slot"))
+        .event(
+          .patternFallback(callID: "c1", board: "board", requested: .named("office"), played: "UK", reason: "no slot"))
       ])
-    #expect(engine.handle(.patternFallback(board: "board", token: token + 7, played: "UK", reason: "x"), at: t(6)).isEmpty)
+    #expect(
+      engine.handle(.patternFallback(board: "board", token: token + 7, played: "UK", reason: "x"), at: t(6)).isEmpty)
     _ = engine.handle(.hangup(callID: "c1"), at: t(7))
     #expect(engine.handle(.patternFallback(board: "board", token: token, played: "UK", reason: "x"), at: t(8)).isEmpty)
   }

@@ -38,7 +38,8 @@ import Testing
     let felt = try #require(MotorRhythm.of(ring))
     #expect(
       felt.steps == [
-        PatternStep(durationMs: 400, motor: 255), PatternStep(durationMs: 200), PatternStep(durationMs: 400, motor: 255),
+        PatternStep(durationMs: 400, motor: 255), PatternStep(durationMs: 200),
+        PatternStep(durationMs: 400, motor: 255),
         PatternStep(durationMs: 2_000),
       ])
     #expect(felt.repeatCount == Pattern.repeatForever && felt.loopStart == 0)
@@ -65,7 +66,8 @@ import Testing
     #expect(
       felt.steps == [
         PatternStep(durationMs: 100, motor: 255, leds: 1), PatternStep(durationMs: 300, motor: 90),
-        PatternStep(durationMs: 500), PatternStep(durationMs: 100, motor: 255), PatternStep(durationMs: 100, motor: 255),
+        PatternStep(durationMs: 500), PatternStep(durationMs: 100, motor: 255),
+        PatternStep(durationMs: 100, motor: 255),
       ])
     #expect(felt.loopStart == 4 && felt.repeatCount == 3)
   }
@@ -84,7 +86,9 @@ import Testing
     let text = "version: 1\npatterns:\n  - { name: a, cadence: US }\n" + String(repeating: "#", count: 1 << 20)
     let diagnostics = PatternFile.check(text: text, file: "big.yaml")
     #expect(diagnostics.count == 1)
-    #expect(diagnostics.first?.description.hasPrefix("big.yaml:1:1: error: the file is 1048626 bytes, above the 1 MiB") == true, "\(diagnostics)")
+    #expect(
+      diagnostics.first?.description.hasPrefix("big.yaml:1:1: error: the file is 1048626 bytes, above the 1 MiB")
+        == true, "\(diagnostics)")
     #expect(throws: PatternDiagnostics.self) { try PatternFile.parse(text: text, file: "big.yaml") }
   }
 

@@ -226,7 +226,8 @@ final class ProgressBar: @unchecked Sendable {
 
 /// Reads a pattern file, naming it when that fails; one over ``PatternFile/maximumBytes`` is refused unread.
 func readText(_ path: String) throws -> String {
-  if let size = try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int, size > PatternFile.maximumBytes {
+  if let size = try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int, size > PatternFile.maximumBytes
+  {
     throw CommandFailure(
       "\(path):1:1: error: the file is \(size) bytes, above the 1 MiB (\(PatternFile.maximumBytes) bytes) limit for a "
         + "pattern file; it was not read")
