@@ -215,7 +215,17 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
 
   private func tableSynced(_ outcome: BoardTableSync<C>.Outcome) {
     guard !Task.isCancelled else { return }
-    if outcome.known { resolver.learn(outcome.table) }
+    guard outcome.known else { return }
+    resolver.learn(outcome.table)
+    // Logged once the names are in use, so that what the log says holds for the next call.
+    guard let table = outcome.table else {
+      logger.info("board \(name): no pattern table installed; names resolve to the built-in patterns")
+      return
+    }
+    let names = table.slots.enumerated().compactMap { slot, entry in
+      entry.map { "\(String(decoding: $0.name.prefix { $0 != 0 }, as: UTF8.self)) (slot \(slot))" }
+    }
+    logger.info("board \(name): pattern table v\(table.version): \(names.joined(separator: ", "))")
     tableSyncDeferred = outcome.flashDeferred
   }
 }

@@ -80,14 +80,8 @@ struct BoardTableSync<C: Clock>: Sendable where C.Duration == Duration {
   /// Reads the board's active table.
   private func read(with flasher: TableFlasher<C>) async -> Outcome {
     do {
-      guard let bytes = try await flasher.readInstalledTable() else {
-        logger.info("board \(board): no pattern table installed; names resolve to the built-in patterns")
-        return Outcome(table: nil, known: true)
-      }
-      let table = try PatternTable.decode(bytes)
-      let names = table.slots.compactMap { $0.map { String(decoding: $0.name.prefix { $0 != 0 }, as: UTF8.self) } }
-      logger.info("board \(board): pattern table v\(table.version): \(names.joined(separator: ", "))")
-      return Outcome(table: table, known: true)
+      guard let bytes = try await flasher.readInstalledTable() else { return Outcome(table: nil, known: true) }
+      return Outcome(table: try PatternTable.decode(bytes), known: true)
     } catch {
       logger.warning("board \(board): cannot read its pattern table: \(error)")
       return Outcome(table: nil, known: false)

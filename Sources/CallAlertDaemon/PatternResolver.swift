@@ -69,11 +69,6 @@ struct PatternResolver: Sendable {
     tableKnown = false
   }
 
-  /// The source for `reference` (what a plain PLAY carries, motor rhythm aside).
-  func source(for reference: PatternReference) -> PatternSource {
-    resolve(reference, options: []).source
-  }
-
   /// Whether a PLAY with `options` is felt only: the buzzer muted, the motor not.
   static func isMotorOnly(_ options: PlayOptions) -> Bool {
     options.contains(.muteBuzzer) && !options.contains(.muteMotor)

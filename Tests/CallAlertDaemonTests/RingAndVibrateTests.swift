@@ -211,16 +211,17 @@ struct RingAndVibrateTests {
     try PatternFile.build(text: patternFile, file: "family.yaml")
   }
 
-  /// A bed shaker with a slot pattern: once the daemon has read (here: flashed) the board's table, slot 1
+  /// A bed shaker with a slot pattern: once the daemon knows the board's table (here: flashed it), slot 1
   /// plays its rhythm on the motor: 300 ms on, 300 ms off.
   @Test func aVibrateOnlyBoardShakesOnASlotPatternsRhythm() async throws {
     let rig = try await RingRig(
       boards: [AlertBoard(name: "bed", vibrateOnly: true)], defaultPattern: .slot(1), patternTable: try Self.build())
-    #expect(await rig.waitForLog("flashed family.yaml"))
+    #expect(await rig.waitForLog("pattern table v7: office (slot 0), family (slot 1)"))
     let start = await rig.ring("c1", after: 0)
     await rig.waitForChange(atOrAfter: start + 900)
     let timeline = await rig.timeline
-    for (offset, on) in [(150, true), (450, false), (750, true)] {
+    // +350 and +950 tell it from the default ring's rhythm (on 0-400 and 600-1000).
+    for (offset, on) in [(150, true), (350, false), (750, true), (950, false)] {
       #expect(timeline.state(at: start + UInt64(offset))?.motors == [on ? 255 : 0], "motor at +\(offset) ms")
     }
     #expect(timeline.entries.filter { $0.ms >= start }.allSatisfy { $0.state.buzzerHz == 0 })
@@ -243,7 +244,7 @@ struct PatternNamesEndToEndTests {
     await first.stopService()
 
     let second = try await RingRig(board: board, defaultPattern: .named("family"))
-    #expect(await second.waitForLog("pattern table v7: office, family"))
+    #expect(await second.waitForLog("pattern table v7: office (slot 0), family (slot 1)"))
     let start = await second.ring("c1", after: await board.runner.nowMs)
     await second.waitForChange(atOrAfter: start + 300)
     let timeline = await second.timeline
