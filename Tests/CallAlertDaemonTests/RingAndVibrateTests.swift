@@ -265,3 +265,33 @@ struct PatternNamesEndToEndTests {
     await rig.shutDown()
   }
 }
+
+/// The board's motor limits hold for a rhythm as for any pattern (in virtual time): the rhythm of a 20 s
+/// tone asks for 20 s of motor, and the board cuts it at 15 s for a 1 s rest, then runs it again.
+@Suite struct MotorRhythmLimitTests {
+  @Test func theBoardRestsTheMotorAfterFifteenSecondsOfRhythm() throws {
+    var harness = VirtualLinkHarness(board: VirtualBoard())
+    func exchange(_ command: Command) {
+      let sequence = harness.send(command)
+      harness.run(untilMs: 1_000) { harness in
+        harness.deliveries.contains { if case .answer(sequence, _) = $0 { true } else { false } }
+      }
+    }
+    exchange(.hello(Hello(window: 8)))
+    exchange(.lease(ms: 3_000))
+    let tone = Pattern(steps: [PatternStep(durationMs: 20_000, buzzerHz: 440, buzzerVolume: 255)])
+    let felt = try #require(MotorRhythm.of(tone))
+    let start = harness.nowMs
+    exchange(.play(PlayRequest(token: 1, capMs: 30_000, options: [.muteBuzzer], source: .inline(felt))))
+    for _ in 0..<17 {  // the host renews its lease every second
+      harness.run(forMs: 1_000)
+      exchange(.lease(ms: 3_000))
+    }
+    let timeline = harness.board.timeline
+    let on = try #require(timeline.firstAlert(from: start))
+    #expect(timeline.state(at: on + 14_900)?.motors == [255])
+    #expect(timeline.state(at: on + 15_500)?.motors == [0], "the board's 15 s limit cut the run")
+    #expect(timeline.state(at: on + 16_500)?.motors == [255], "and let it run again after 1 s")
+    #expect(timeline.entries.allSatisfy { $0.state.buzzerHz == 0 })
+  }
+}
