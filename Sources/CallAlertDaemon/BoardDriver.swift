@@ -4,6 +4,7 @@ import CallAlertPatterns
 import CallAlertProtocol
 import CallAlertSerial
 import Logging
+import Synchronization
 
 /// One board of the daemon: keeps it connected (reconnecting as it comes and goes), carries out the
 /// engine's commands for it in order, and turns what the board reports into engine inputs.
@@ -31,6 +32,8 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
   private var playingToken: UInt32?
   private var tableSync: Task<Void, Never>?
   private var tableSyncDeferred = false
+  /// PLAYs queued and not yet carried out: a board about to ring is not flashed either.
+  private let queuedPlays = Mutex(0)
 
   init(
     name: String, clock: C, logger: Logger, linkTiming: LinkTiming = .standard, wantedTable: PatternBuild? = nil,
@@ -51,6 +54,7 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
 
   /// Queues an engine effect for this board; effects run in order, one at a time.
   nonisolated func enqueue(_ effect: EngineEffect) {
+    if case .play = effect { queuedPlays.withLock { $0 += 1 } }
     commands.yield(effect)
   }
 
@@ -147,6 +151,8 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
   }
 
   private func perform(_ effect: EngineEffect) async {
+    let isPlay = if case .play = effect { true } else { false }
+    defer { if isPlay { playDone() } }
     guard let client else { return }  // not connected: the engine already knows, through boardLost
     do {
       switch effect {
@@ -184,16 +190,17 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
   /// Notes what the board plays; when it falls idle, a table flash that waited for it starts.
   private func played(_ token: UInt32?) {
     playingToken = token
-    if token == nil && tableSyncDeferred { startTableSync() }
+    if tableSyncDeferred && isIdle { startTableSync(afterConnect: false) }
   }
 
   /// Reads the board's table (slot names and steps for the resolver) and, with a pattern file, installs it
-  /// when the board's differs, once nothing plays.
-  private func startTableSync() {
+  /// when the board's differs, once nothing plays. After a (re)connect the board may hold another table, so
+  /// the old one is forgotten; a flash that waited for the ring to end keeps it until the new one is in.
+  private func startTableSync(afterConnect: Bool = true) {
     guard let client else { return }
     tableSync?.cancel()
     tableSyncDeferred = false
-    resolver.forgetTable()
+    if afterConnect { resolver.forgetTable() }
     let sync = BoardTableSync(board: name, wanted: wantedTable, clock: clock, logger: logger)
     tableSync = Task { [weak self] in
       guard let self else { return }
@@ -202,7 +209,14 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
     }
   }
 
-  private var isIdle: Bool { playingToken == nil }
+  /// Nothing plays and no PLAY waits.
+  private var isIdle: Bool { playingToken == nil && queuedPlays.withLock { $0 } == 0 }
+
+  /// A queued PLAY was carried out (or failed): a flash that waited may start when nothing plays.
+  private func playDone() {
+    queuedPlays.withLock { $0 -= 1 }
+    if tableSyncDeferred && isIdle { startTableSync(afterConnect: false) }
+  }
 
   /// `pattern office`, `slot 3`, `an inline pattern`, for the log.
   private static func describe(_ pattern: PatternReference) -> String {
@@ -215,6 +229,11 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
 
   private func tableSynced(_ outcome: BoardTableSync<C>.Outcome) {
     guard !Task.isCancelled else { return }
+    tableSyncDeferred = outcome.flashDeferred
+    defer {
+      // The ring may have ended while the sync read the table: flash now rather than after the next call.
+      if tableSyncDeferred && isIdle { startTableSync(afterConnect: false) }
+    }
     guard outcome.known else { return }
     resolver.learn(outcome.table)
     // Logged once the names are in use, so that what the log says holds for the next call.
@@ -226,6 +245,5 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
       entry.map { "\(String(decoding: $0.name.prefix { $0 != 0 }, as: UTF8.self)) (slot \(slot))" }
     }
     logger.info("board \(name): pattern table v\(table.version): \(names.joined(separator: ", "))")
-    tableSyncDeferred = outcome.flashDeferred
   }
 }

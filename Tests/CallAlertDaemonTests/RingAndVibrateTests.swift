@@ -15,6 +15,10 @@ final class RingRig: Sendable {
   let board: DaemonEndToEndTests.PtyBoard
   let service: AlertService<ContinuousClock>
   let logs: AsyncStream<String>
+  /// Every log line so far, in order.
+  let logged = LogLines()
+  /// The service's logger, for markers between its lines.
+  let logger: Logger
   let events: AsyncStream<EngineEvent>
   private let running: Task<Void, Never>
   private let forwarding: Task<Void, Never>
@@ -27,8 +31,15 @@ final class RingRig: Sendable {
     self.board = board
     let (logs, logSink) = AsyncStream.makeStream(of: String.self)
     self.logs = logs
-    var logger = Logger(label: "test") { _ in CapturingLogHandler(sink: { logSink.yield($0) }) }
+    let logged = self.logged
+    var logger = Logger(label: "test") { _ in
+      CapturingLogHandler(sink: { line in
+        logged.lines.withLock { $0.append(line) }
+        logSink.yield(line)
+      })
+    }
     logger.logLevel = .info
+    self.logger = logger
     let path = board.slavePath
     service = AlertService(
       configuration: EngineConfiguration(boards: boards, patternRules: rules, defaultPattern: defaultPattern),
@@ -83,6 +94,11 @@ final class RingRig: Sendable {
     await stopService()
     await board.stop()
   }
+}
+
+/// Log lines kept in order.
+final class LogLines: Sendable {
+  let lines = Mutex<[String]>([])
 }
 
 /// Hands every log message to a sink.
@@ -250,6 +266,28 @@ struct PatternNamesEndToEndTests {
     let timeline = await second.timeline
     #expect(timeline.state(at: start + 150)?.buzzerHz == 1_000)
     await second.shutDown()
+  }
+
+  /// A board that rings when it connects is flashed after the call ends, not during it: the ring is not
+  /// interrupted, and the new table's names are used for the next call.
+  @Test func aRingingBoardIsFlashedAfterTheCall() async throws {
+    let rig = try await RingRig(defaultPattern: .named("DE"), patternTable: try RingAndVibrateTests.build())
+    // The call is there before the board connects, so the board rings as soon as it does.
+    await rig.service.submit(.call(IncomingCall(id: "c1")))
+    #expect(await rig.waitForLog("flashing it once the board stops ringing"))
+    _ = await DaemonEndToEndTests.waitUntil(playing: true, rig.board.playback)
+    let start = await rig.board.runner.withBoard { $0.timeline.firstAlert(from: 0) } ?? 0
+    await rig.waitForChange(atOrAfter: start + 1_000)  // DE rings 1 s: it rang whole, nothing flashed meanwhile
+    rig.logger.info("TEST: hangup")
+    await rig.service.submit(.hangup(callID: "c1"))
+    #expect(await rig.waitForLog("pattern table v7: office (slot 0), family (slot 1)"))
+    let lines = rig.logged.lines.withLock { $0 }
+    let hangup = try #require(lines.firstIndex(of: "TEST: hangup"))
+    let flashed = try #require(lines.firstIndex { $0.contains("flashed family.yaml") })
+    #expect(flashed > hangup, "flashed only after the call: \(lines)")
+    let timeline = await rig.timeline
+    #expect(timeline.state(at: start + 500)?.buzzerHz == 425, "the call rang DE meanwhile")
+    await rig.shutDown()
   }
 
   /// A name nothing defines plays the default ring, and the event names it as a fallback.
