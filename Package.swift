@@ -168,7 +168,7 @@ let package = Package(
       name: "CallAlertDaemonTests",
       dependencies: [
         "CallAlertDaemon", "CallAlertEngine", "CallAlertHistory", "CallAlertVirtualBoard", "CallAlertSerial",
-        "CallAlertProtocol",
+        "CallAlertProtocol", "CallAlertPatterns", "CallAlertInputs",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

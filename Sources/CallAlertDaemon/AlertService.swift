@@ -1,5 +1,6 @@
 import CallAlertEngine
 import CallAlertInputs
+import CallAlertPatterns
 import CallAlertProtocol
 import CallAlertSerial
 import Foundation
@@ -28,6 +29,7 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
   private var drivers: [String: BoardDriver<C>] = [:]
   private var connectors: [String: Connector]
   private let linkTiming: LinkTiming
+  private let patternTable: PatternBuild?
   private var subscribers: [UUID: AsyncStream<Published>.Continuation] = [:]
   private var timer: Task<Void, Never>?
   private var anonymousCalls = AnonymousCallTracker()
@@ -40,12 +42,15 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
   ///   - recorder: called for every event (the history); errors are the recorder's to log.
   ///   - linkTiming: the boards' retransmission rules (``LinkTiming/init(baudRate:baseTimeoutMs:maxTries:)``
   ///     for a UART slower than 115 200 baud).
+  ///   - patternTable: the config's pattern file, compiled: installed on every board whose table differs.
   public init(
     configuration: EngineConfiguration, connectors: [String: Connector], clock: C,
     wallClock: @escaping @Sendable () -> Date = { Date() }, logger: Logger,
-    recorder: (@Sendable (EngineEvent, Date) -> Void)? = nil, linkTiming: LinkTiming = .standard
+    recorder: (@Sendable (EngineEvent, Date) -> Void)? = nil, linkTiming: LinkTiming = .standard,
+    patternTable: PatternBuild? = nil
   ) {
     self.linkTiming = linkTiming
+    self.patternTable = patternTable
     self.clock = clock
     start = clock.now
     self.wallClock = wallClock
@@ -131,7 +136,7 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
     await withTaskGroup(of: Void.self) { group in
       for (name, connect) in connectors {
         let driver = BoardDriver(
-          name: name, clock: clock, logger: logger, linkTiming: linkTiming, connect: connect,
+          name: name, clock: clock, logger: logger, linkTiming: linkTiming, wantedTable: patternTable, connect: connect,
           submit: { [weak self] input in await self?.submit(input) })
         drivers[name] = driver
         group.addTask { await driver.run() }

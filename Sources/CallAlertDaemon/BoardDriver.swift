@@ -1,8 +1,10 @@
 import CallAlertClient
 import CallAlertEngine
+import CallAlertPatterns
 import CallAlertProtocol
 import CallAlertSerial
 import Logging
+import Synchronization
 
 /// One board of the daemon: keeps it connected (reconnecting as it comes and goes), carries out the
 /// engine's commands for it in order, and turns what the board reports into engine inputs.
@@ -33,12 +35,21 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
 
   /// How long one summary of repeated log lines covers.
   static var logSummaryIntervalMs: UInt64 { 10_000 }
+  /// The table the config's pattern file compiles to, installed when the board's differs; nil: none.
+  private let wantedTable: PatternBuild?
+  /// The token the board plays, as far as the driver knows (a flash waits until nothing plays).
+  private var playingToken: UInt32?
+  private var tableSync: Task<Void, Never>?
+  private var tableSyncDeferred = false
+  /// PLAYs queued and not yet carried out: a board about to ring is not flashed either.
+  private let queuedPlays = Mutex(0)
 
   init(
-    name: String, clock: C, logger: Logger, linkTiming: LinkTiming = .standard, connect: @escaping Connector,
-    submit: @escaping @Sendable (EngineInput) async -> Void
+    name: String, clock: C, logger: Logger, linkTiming: LinkTiming = .standard, wantedTable: PatternBuild? = nil,
+    connect: @escaping Connector, submit: @escaping @Sendable (EngineInput) async -> Void
   ) {
     self.name = name
+    self.wantedTable = wantedTable
     self.linkTiming = linkTiming
     self.clock = clock
     self.logger = logger
@@ -53,6 +64,7 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
 
   /// Queues an engine effect for this board; effects run in order, one at a time.
   nonisolated func enqueue(_ effect: EngineEffect) {
+    if case .play = effect { queuedPlays.withLock { $0 += 1 } }
     commands.yield(effect)
   }
 
@@ -130,6 +142,7 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
     link = .connected
     logger.info(
       "board \(name) connected: serial \(String(decoding: info.serial, as: UTF8.self)), table v\(info.table.version)")
+    startTableSync()
   }
 
   private func handle(_ event: BoardClientEvent) async {
@@ -137,6 +150,7 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
     case .event(.button(let press)) where press.button == 0:
       await submit(.acknowledge(board: name))
     case .event(.playEnded(let ended)):
+      if ended.token == playingToken { played(nil) }
       await submit(.playEnded(board: name, token: ended.token, reason: ended.reason))
     case .event(.fault(let fault)):
       let kind = "fault \(fault.code.map { "\($0)" } ?? "code \(fault.rawCode)")"
@@ -162,12 +176,14 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
     case .event: break
     case .actuators: break
     case .restarted(let info):
+      playingToken = nil
       connected(info)
       logger.warning("board \(name) restarted")
       await submit(.boardBack(board: name))
     case .disconnected(let reason):
       lastInfo = nil
       link = .disconnected
+      playingToken = nil
       logger.warning("board \(name) lost: \(reason)")
       await submit(.boardLost(board: name))
     case .reconnected(let info, let status):
@@ -210,22 +226,30 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
   }
 
   private func perform(_ effect: EngineEffect) async {
+    let isPlay = if case .play = effect { true } else { false }
+    defer { if isPlay { playDone() } }
     guard let client else { return }  // not connected: the engine already knows, through boardLost
     do {
       switch effect {
       case .play(_, let token, let pattern, let capMs, let options):
-        let request = PlayRequest(token: token, capMs: capMs, options: options, source: resolver.source(for: pattern))
+        var resolution = resolver.resolve(pattern, options: options)
         do {
-          try await client.play(request)
+          try await client.play(PlayRequest(token: token, capMs: capMs, options: options, source: resolution.source))
         } catch .nak(_, let nak) where nak.code == .badSlot || nak.code == .badPattern {
-          // No such slot on this board (no table flashed yet): ring with the built-in ring rather than not at all.
-          logger.notice(
-            "board \(name): \(pattern) not playable (\(nak.code.map { "\($0)" } ?? "")); using the built-in ring")
-          try await client.play(
-            PlayRequest(token: token, capMs: capMs, options: options, source: .inline(PatternResolver.fallback)))
+          // No such slot on this board (no table flashed yet): ring with the default ring rather than not at all.
+          resolution = PatternResolver.afterRefusal(
+            options: options, because: "the board refused it (\(nak.code.map { "\($0)" } ?? "code \(nak.rawCode)"))")
+          try await client.play(PlayRequest(token: token, capMs: capMs, options: options, source: resolution.source))
+        }
+        played(token)
+        if let fallback = resolution.fallback {
+          // Events and the history name what really plays.
+          logger.notice("board \(name): \(Self.describe(pattern)) plays \(fallback.played) instead: \(fallback.reason)")
+          await submit(.patternFallback(board: name, token: token, played: fallback.played, reason: fallback.reason))
         }
       case .stop(_, let token):
         try await client.stop(token: token)
+        if token == playingToken || token == Command.stopAll { played(nil) }
       case .indicator(_, let setting):
         _ = try await client.send(.setIndicator(setting))
       case .event:
@@ -236,6 +260,68 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
       // Nothing plays there: the engine must not report the call as playing on this board.
       if case .play(_, let token, _, _, _) = effect { await submit(.playFailed(board: name, token: token)) }
     }
+  }
+
+  // MARK: - The board's pattern table (see BoardTableSync)
+
+  /// Notes what the board plays; when it falls idle, a table flash that waited for it starts.
+  private func played(_ token: UInt32?) {
+    playingToken = token
+    if tableSyncDeferred && isIdle { startTableSync(afterConnect: false) }
+  }
+
+  /// Reads the board's table (slot names and steps for the resolver) and, with a pattern file, installs it
+  /// when the board's differs, once nothing plays. After a (re)connect the board may hold another table, so
+  /// the old one is forgotten; a flash that waited for the ring to end keeps it until the new one is in.
+  private func startTableSync(afterConnect: Bool = true) {
+    guard let client else { return }
+    tableSync?.cancel()
+    tableSyncDeferred = false
+    if afterConnect { resolver.forgetTable() }
+    let sync = BoardTableSync(board: name, wanted: wantedTable, clock: clock, logger: logger)
+    tableSync = Task { [weak self] in
+      guard let self else { return }
+      let outcome = await sync.run(client: client, mayFlash: { await self.isIdle })
+      await tableSynced(outcome)
+    }
+  }
+
+  /// Nothing plays and no PLAY waits.
+  private var isIdle: Bool { playingToken == nil && queuedPlays.withLock { $0 } == 0 }
+
+  /// A queued PLAY was carried out (or failed): a flash that waited may start when nothing plays.
+  private func playDone() {
+    queuedPlays.withLock { $0 -= 1 }
+    if tableSyncDeferred && isIdle { startTableSync(afterConnect: false) }
+  }
+
+  /// `pattern office`, `slot 3`, `an inline pattern`, for the log.
+  private static func describe(_ pattern: PatternReference) -> String {
+    switch pattern {
+    case .slot(let slot): "slot \(slot)"
+    case .named(let name): "pattern \(name)"
+    case .inline: "an inline pattern"
+    }
+  }
+
+  private func tableSynced(_ outcome: BoardTableSync<C>.Outcome) {
+    guard !Task.isCancelled else { return }
+    tableSyncDeferred = outcome.flashDeferred
+    defer {
+      // The ring may have ended while the sync read the table: flash now rather than after the next call.
+      if tableSyncDeferred && isIdle { startTableSync(afterConnect: false) }
+    }
+    guard outcome.known else { return }
+    resolver.learn(outcome.table)
+    // Logged once the names are in use, so that what the log says holds for the next call.
+    guard let table = outcome.table else {
+      logger.info("board \(name): no pattern table installed; names resolve to the built-in patterns")
+      return
+    }
+    let names = table.slots.enumerated().compactMap { slot, entry in
+      entry.map { "\(String(decoding: $0.name.prefix { $0 != 0 }, as: UTF8.self)) (slot \(slot))" }
+    }
+    logger.info("board \(name): pattern table v\(table.version): \(names.joined(separator: ", "))")
   }
 }
 

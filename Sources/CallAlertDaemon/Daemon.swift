@@ -88,6 +88,7 @@ public enum Daemon {
       if configuration.engine.boards.isEmpty { configuration.engine.boards = [AlertBoard(name: "board")] }
       configuration.engine.boards[0].port = port
     }
+    _ = try PatternCatalog.load(for: configuration)  // names the config uses must exist
     return configuration
   }
 
@@ -105,6 +106,7 @@ public enum Daemon {
     let hangups = SignalHandling.hangups()  // from here on, SIGHUP reloads the config instead of ending the daemon
     let configuration = try Self.configuration(for: options)
     let locks = try lockInstance(configuration, logger: logger)
+    let patternTable = try PatternCatalog.load(for: configuration)
     let printer = eventSink == nil ? EventPrinter(logger: logger) : nil
     // The history never stops the daemon: one that cannot be opened or written is degraded (HistoryWriter).
     let writer = HistoryWriter(
@@ -143,7 +145,7 @@ public enum Daemon {
     let service = AlertService(
       configuration: configuration.engine, connectors: connectors, clock: ContinuousClock(), logger: logger,
       recorder: { event, at in writer.record(event, at: at) },
-      linkTiming: options.simulate ? .standard : LinkTiming(baudRate: options.baudRate))
+      linkTiming: options.simulate ? .standard : LinkTiming(baudRate: options.baudRate), patternTable: patternTable)
     // Calls left ringing by a daemon that died are closed; missed calls nobody acknowledged blink again.
     await writer.start(restoreMissed: { missed in await service.restoreMissed(missed) })
     let reloader = ConfigurationReloader(configuration, options: options, logger: logger) { reloaded in

@@ -16,7 +16,7 @@ extension AlertEngine {
           .play(
             board: board.name, token: token, pattern: choice.pattern,
             capMs: Self.playCap(choice.remainingMs(at: now.monotonicMs)),
-            options: choice.silent || board.vibrateOnly ? [.muteBuzzer] : []))
+            options: Self.playOptions(for: choice, on: board)))
         state.callID = choice.id
         state.token = token
         if choice.id != state.restartedCall {
@@ -30,6 +30,14 @@ extension AlertEngine {
       }
       boards[board.name] = state
     }
+  }
+
+  /// The channels a PLAY keeps still. Silent mode and a vibrate-only board play the motor alone (the daemon
+  /// plays the pattern's rhythm on the motor); a rule's `buzzer_only` keeps the motor still elsewhere. A bed
+  /// shaker shakes for every call that rings it, whatever the rule says.
+  static func playOptions(for call: ActiveCall, on board: AlertBoard) -> PlayOptions {
+    if call.silent || board.vibrateOnly { return [.muteBuzzer] }
+    return call.buzzerOnly ? [.muteMotor] : []
   }
 
   /// The call a board plays: of the active calls meant for it, the most urgent, then the newest.

@@ -54,7 +54,8 @@ extension AlertEngine {
     let selection = PatternSelection(for: call, number: number, configuration: configuration)
     let active = ActiveCall(
       call: call, number: number, sequence: nextSequence, startMs: nowMs, deadlineMs: nowMs.saturatingAdd(remainingMs),
-      boards: selection.boards, pattern: selection.pattern, silent: isSilent && call.level != .critical)
+      boards: selection.boards, pattern: selection.pattern, silent: isSilent && call.level != .critical,
+      buzzerOnly: selection.buzzerOnly)
     nextSequence += 1
     calls.append(active)
     // Announced even when none of its boards is connected: it is active and waits for one until its cap.

@@ -75,6 +75,8 @@ public struct AlertEngine: Sendable {
       playEnded(on: board, token: token, reason: reason, at: now, into: &effects)
     case .playFailed(let board, let token):
       playFailed(on: board, token: token)
+    case .patternFallback(let board, let token, let played, let reason):
+      patternFallback(on: board, token: token, played: played, reason: reason, into: &effects)
     }
     return effects
   }

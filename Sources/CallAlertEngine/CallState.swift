@@ -19,6 +19,8 @@ struct ActiveCall: Equatable, Sendable {
   var pattern: PatternReference
   /// Whether it plays with the buzzer muted (silent mode; never for a critical call).
   var silent: Bool
+  /// Whether a rule asked for the buzzer alone (the motor kept still), unless silent or on a vibrate-only board.
+  var buzzerOnly = false
 
   /// The call's id.
   var id: String { call.id }

@@ -82,15 +82,20 @@ public struct PatternRule: Equatable, Sendable {
   public var pattern: PatternReference?
   /// Boards to ring, by name; empty: every board.
   public var boards: [String]
+  /// `true`: ring with the buzzer alone, the motor kept still; `false`: with the motor too (the default);
+  /// nil keeps the next matching rule's choice. Silent mode and vibrate-only boards still use the motor.
+  public var buzzerOnly: Bool?
 
   /// Creates a rule.
   public init(
-    callers: [String] = [], levels: [InterruptionLevel] = [], pattern: PatternReference? = nil, boards: [String] = []
+    callers: [String] = [], levels: [InterruptionLevel] = [], pattern: PatternReference? = nil, boards: [String] = [],
+    buzzerOnly: Bool? = nil
   ) {
     self.callers = callers
     self.levels = levels
     self.pattern = pattern
     self.boards = boards
+    self.buzzerOnly = buzzerOnly
   }
 }
 

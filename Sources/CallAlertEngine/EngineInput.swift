@@ -27,6 +27,9 @@ public enum EngineInput: Equatable, Sendable {
   /// idle for that call (no PLAY is sent again on its own); a board that stopped answering is reported
   /// with ``boardLost(board:)`` and catches up on ``boardBack(board:playing:)``.
   case playFailed(board: String, token: UInt32)
+  /// A board plays something other than the pattern its PLAY named (the board refused a slot, a name is
+  /// unknown): `played` names what plays instead, `reason` says why. Reported as ``EngineEvent/patternFallback``.
+  case patternFallback(board: String, token: UInt32, played: String, reason: String)
 }
 
 /// What the engine asks for: board commands and events to publish and record.
@@ -55,6 +58,8 @@ public enum EngineEvent: Equatable, Sendable {
   case missedAcknowledged(count: Int)
   /// A notification was ignored, with why (duplicate call id, unknown hangup, hangup before its call).
   case ignored(callID: String, reason: IgnoredReason)
+  /// A call rings on `board` with `played` instead of its pattern (`requested`), for `reason`.
+  case patternFallback(callID: String, board: String, requested: PatternReference, played: String, reason: String)
 }
 
 /// Why a call did not ring.

@@ -6,6 +6,8 @@ struct PatternSelection: Equatable, Sendable {
   var pattern: PatternReference
   /// The boards, by name, in the configuration's order.
   var boards: [String]
+  /// Whether the buzzer plays alone: the first matching rule that says so decides; by default the motor runs too.
+  var buzzerOnly: Bool
 
   /// Chooses for `call`, whose caller is `number` in E.164 (nil when withheld).
   ///
@@ -20,6 +22,8 @@ struct PatternSelection: Equatable, Sendable {
     pattern =
       matching.lazy.compactMap(\.pattern).first
       ?? (hint.isEmpty ? configuration.defaultPattern : .named(hint))
+
+    buzzerOnly = matching.lazy.compactMap(\.buzzerOnly).first ?? false
 
     let configured = configuration.boards.map(\.name)
     let named = matching.first?.boards ?? []

@@ -111,6 +111,8 @@ public final class CallHistory: Sendable {
   /// - `missed`: the call's row is marked missed (a ringing one becomes `missed`); a row is made if there is none.
   /// - `missedAcknowledged`: every unacknowledged missed call is marked acknowledged.
   /// - `ignored`: nothing.
+  /// - `patternFallback`: the ringing row's pattern becomes what played, e.g. `UK (fallback for office on desk)`;
+  ///   a second board's fallback is added after `; `.
   public func record(_ event: EngineEvent, at date: Date) throws(CallHistoryError) {
     try write { db in
       switch event {
@@ -163,6 +165,17 @@ public final class CallHistory: Sendable {
           arguments: [date])
       case .ignored:
         break
+      case .patternFallback(let callID, let board, let requested, let played, _):
+        // The row names what really played: the fallback, and the pattern it stood in for.
+        // Several boards may fall back: each adds its note.
+        guard let rowID = try Self.latestRow(db, id: callID, outcomes: [.ringing]) else { return }
+        let note = "\(played) (fallback for \(Self.describe(requested)) on \(board))"
+        try db.execute(
+          sql: """
+            UPDATE calls SET pattern = CASE WHEN pattern LIKE '% (fallback for %' THEN pattern || '; ' || ? ELSE ? END
+            WHERE rowid = ?
+            """,
+          arguments: [note, note, rowID])
       }
     }
   }

@@ -215,6 +215,7 @@ extension ConfigParser {
       }
       return .slot(UInt8(slot))
     }
+    patternNameUses.append(PatternNameUse(name: text, location: location(of: node).0, field: field))
     return .named(text)
   }
 

@@ -23,6 +23,8 @@ struct ConfigParser {
   let userID: UInt32
   /// The errors so far, with their line and column for sorting.
   var found: [(line: Int, column: Int, error: InputError)] = []
+  /// Every pattern name the file uses, with its place, checked by the daemon against the known names.
+  var patternNameUses: [PatternNameUse] = []
 
   /// Where caller numbers go once read into E.164.
   enum CallerTarget {
@@ -129,6 +131,7 @@ struct ConfigParser {
     if let node = section("push_rules"), let rules = pushRules(node) { config.pushRules = rules }
     normaliseCallers(into: &engine)
     config.engine = engine
+    config.patternNameUses = patternNameUses
     return config
   }
 
@@ -215,7 +218,7 @@ struct ConfigParser {
       guard let ruleFields = mapping(item, path, example: "'callers:', 'levels:', 'pattern:', 'boards:'") else {
         continue
       }
-      checkKeys(ruleFields, allowed: ["callers", "levels", "pattern", "boards"], path)
+      checkKeys(ruleFields, allowed: ["callers", "levels", "pattern", "boards", "buzzer_only"], path)
       var rule = PatternRule()
       if let callersNode = ruleFields.value("callers") {
         let callers = stringList(callersNode, "\(path).callers", example: "[\"+4930123456\"]") ?? []
@@ -251,8 +254,15 @@ struct ConfigParser {
           rule.boards.append(name.text)
         }
       }
-      if ruleFields.value("pattern") == nil && ruleFields.value("boards") == nil {
-        error(item, path, "a rule needs 'pattern:' or 'boards:' (or both); this one would change nothing")
+      if let buzzerNode = ruleFields.value("buzzer_only") {
+        rule.buzzerOnly = bool(buzzerNode, "\(path).buzzer_only")
+      }
+      if ruleFields.value("pattern") == nil && ruleFields.value("boards") == nil
+        && ruleFields.value("buzzer_only") == nil
+      {
+        error(
+          item, path, "a rule needs 'pattern:', 'boards:' or 'buzzer_only:' (or several); this one would change nothing"
+        )
       }
       rules.append(rule)
     }

@@ -23,6 +23,9 @@ public struct DaemonConfiguration: Equatable, Sendable {
   public var patternsFile: String?
   /// Rules for push payload shapes the presets do not know, tried in order before the presets.
   public var pushRules: [PushRule]
+  /// The pattern names the file uses (`patterns.default`, rules), with their places; see
+  /// ``unknownPatternNames(known:)``.
+  public var patternNameUses: [PatternNameUse] = []
 
   /// The boards when the file lists none: one board, found automatically.
   public static let defaultBoards = [AlertBoard(name: "board", port: "auto")]

@@ -4,7 +4,8 @@ import Foundation
 /// Writes engine events as lines for standard output and listeners: JSON (one object per line, for
 /// programs) or text (for people).
 public enum EventLine {
-  /// The event's name in both forms: ringing, suppressed, stopped, missed, missed_acknowledged, ignored.
+  /// The event's name in both forms: ringing, suppressed, stopped, missed, missed_acknowledged, ignored,
+  /// pattern_fallback.
   public static func name(of event: EngineEvent) -> String {
     switch event {
     case .ringing: "ringing"
@@ -13,6 +14,7 @@ public enum EventLine {
     case .missed: "missed"
     case .missedAcknowledged: "missed_acknowledged"
     case .ignored: "ignored"
+    case .patternFallback: "pattern_fallback"
     }
   }
 
@@ -22,6 +24,8 @@ public enum EventLine {
   /// - ringing: `boards`, `pattern` (a slot number, a name, or "inline"), `cap_ms`, `silent`
   /// - suppressed, stopped, missed, ignored: `reason`
   /// - missed_acknowledged: `count`
+  /// - pattern_fallback: `board`, `pattern` (what the call asked for, as in ringing), `played` (what the
+  ///   board plays instead), `reason`
   public static func json(_ event: EngineEvent, at date: Date) -> String {
     var members = [("event", JSONText.quoted(name(of: event))), ("at", JSONText.quoted(Timestamp.iso8601(date)))]
     switch event {
@@ -45,6 +49,12 @@ public enum EventLine {
     case .ignored(let callID, let reason):
       members.append(("call", JSONText.object([("id", JSONText.quoted(callID))])))
       members.append(("reason", JSONText.quoted(reason.rawValue)))
+    case .patternFallback(let callID, let board, let requested, let played, let reason):
+      members.append(("call", JSONText.object([("id", JSONText.quoted(callID))])))
+      members.append(("board", JSONText.quoted(board)))
+      members.append(("pattern", patternJSON(requested)))
+      members.append(("played", JSONText.quoted(played)))
+      members.append(("reason", JSONText.quoted(reason)))
     }
     return JSONText.object(members)
   }
@@ -77,6 +87,9 @@ public enum EventLine {
       return "\(time) missed calls acknowledged: \(count)"
     case .ignored(let callID, let reason):
       return "\(time) ignored \(shown(callID)): \(reason.rawValue)"
+    case .patternFallback(let callID, let board, let requested, let played, let reason):
+      return
+        "\(time) fallback \(shown(callID)) on \(shown(board)): plays \(shown(played)) instead of \(patternText(requested)): \(DisplayText.safe(reason))"
     }
   }
 

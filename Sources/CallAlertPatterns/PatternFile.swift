@@ -21,6 +21,11 @@ public struct PatternFile: Equatable, Sendable {
   /// Where `patterns:` is, for findings about the table as a whole.
   public var location: SourceLocation
 
+  /// The largest pattern file read, in bytes (1 MiB): far more than any table needs (a board holds a few
+  /// tens of KiB), small enough that checking a file never takes much memory or time. Larger files are
+  /// refused before parsing.
+  public static let maximumBytes = 1 << 20
+
   /// Creates a file from parts (normally ``parse(text:file:)`` does this).
   public init(
     path: String, version: UInt32, slotCount: Int, patterns: [PatternDefinition], warnings: [Diagnostic] = [],

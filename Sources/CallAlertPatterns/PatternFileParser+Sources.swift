@@ -76,7 +76,8 @@ extension PatternFileParser {
     }
     guard valid, let shared else { return nil }
     options.volume = shared.volume
-    options.motor = shared.motor
+    // A cadence vibrates with its ring unless the file says `motor:` (e.g. `motor: 0` for a buzzer alone).
+    if shared.motorNode != nil { options.motor = shared.motor }
     options.leds = shared.leds
     options.repeatCount = shared.repeatCount ?? Pattern.repeatForever
     let origin = StepOrigin(

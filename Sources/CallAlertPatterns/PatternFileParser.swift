@@ -21,9 +21,17 @@ struct PatternFileParser {
   static let stepKeys = ["ms", "hz", "volume", "motor", "led", "leds"]
 
   init(text: String, file: String) {
-    self.text = text
-    source = SourceText(file: file, text: text)
+    // An oversized file is refused before anything reads it (see `parse()`), so its lines are not indexed.
+    let fits = text.utf8.count <= PatternFile.maximumBytes
+    self.text = fits ? text : ""
+    source = SourceText(file: file, text: fits ? text : "")
+    if !fits {
+      oversizedBytes = text.utf8.count
+    }
   }
+
+  /// The size of a text over ``PatternFile/maximumBytes``; nil when it fits.
+  private var oversizedBytes: Int? = nil
 
   /// A pattern as declared, before its body is read.
   private struct Declaration {
@@ -37,6 +45,14 @@ struct PatternFileParser {
 
   /// Parses the file; nil when the structure is too broken to go on (the diagnostics say why).
   mutating func parse() -> PatternFile? {
+    if let oversizedBytes {
+      diagnostics.append(
+        .error(
+          at: source.location(line: 1, column: 1),
+          "the file is \(oversizedBytes) bytes, above the 1 MiB (\(PatternFile.maximumBytes) bytes) limit for a "
+            + "pattern file; it was not read"))
+      return nil
+    }
     let root: Node?
     do {
       root = try Yams.compose(yaml: text)

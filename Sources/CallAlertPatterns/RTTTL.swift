@@ -99,6 +99,12 @@ public struct RTTTLTune: Equatable, Sendable {
   public static let tempos = 1...900
   /// The longest name Nokia phones accepted.
   public static let maxNameLength = 10
+  /// The most notes (and pauses) a tune may have: each becomes up to two steps (the note and its
+  /// articulation gap), and a pattern has at most 65 535. Reading stops at the first note beyond, so a
+  /// huge string costs no more than this many notes.
+  public static let maximumNotes = Int(UInt16.max) / 2
+  /// The most problems reported; reading stops after the one that reaches it.
+  public static let maximumProblems = 100
 
   /// The frequency of a note in equal temperament with A4 = 440 Hz (scientific pitch: C4 is middle C).
   public static func frequency(semitone: Int, scientificOctave: Int) -> Double {
@@ -192,6 +198,13 @@ private struct RTTTLParser {
     problems.append(RTTTLProblem(offset: offset, message, isError: false))
   }
 
+  /// Whether so many problems were found that reading stops (the last one says so).
+  private mutating func tooManyProblems(at offset: Int) -> Bool {
+    guard problems.count >= RTTTLTune.maximumProblems else { return false }
+    error(offset, "stopped after \(RTTTLTune.maximumProblems) problems; fix these first")
+    return true
+  }
+
   mutating func parse() -> RTTTLTune? {
     guard let firstColon = scalars.firstIndex(of: ":") else {
       error(0, "expected 'name:settings:notes' but found no ':'; write e.g. 'tune:d=4,o=5,b=120:c,e,g'")
@@ -258,6 +271,7 @@ private struct RTTTLParser {
         continue
       }
       parseSetting(item.characters, requireEquals: false)
+      if tooManyProblems(at: item.start) { return }
     }
   }
 
@@ -324,20 +338,42 @@ private struct RTTTLParser {
     return index > start ? (value, index) : nil
   }
 
+  /// Reads the notes one comma-separated item at a time (a huge tune is never split up front), stopping
+  /// after ``RTTTLTune/maximumNotes`` notes or ``RTTTLTune/maximumProblems`` problems.
   private mutating func parseNotes(_ range: Range<Int>) -> [RTTTLNote] {
     var notes: [RTTTLNote] = []
-    let all = items(range)
-    for (index, item) in all.enumerated() {
-      guard let first = item.characters.first else {
-        if index < all.count - 1 { warning(item.start, "empty note between commas is ignored") }
+    var characters: [Character] = []
+    var start = range.lowerBound
+    for offset in range.lowerBound...range.upperBound {
+      let atEnd = offset == range.upperBound
+      if !atEnd && scalars[offset] != "," {
+        if !scalars[offset].properties.isWhitespace {
+          characters.append(Character(scalar: scalars[offset], offset: offset))
+        }
         continue
       }
-      if item.characters.count > 1, first.scalar.properties.isAlphabetic,
-        parseSetting(item.characters, requireEquals: true)
-      {
+      defer {
+        characters.removeAll(keepingCapacity: true)
+        start = offset + 1
+      }
+      guard let first = characters.first else {
+        if !atEnd { warning(start, "empty note between commas is ignored") }
+        if tooManyProblems(at: start) { return notes }
         continue
       }
-      if let note = parseNote(item.characters) { notes.append(note) }
+      if characters.count > 1, first.scalar.properties.isAlphabetic, parseSetting(characters, requireEquals: true) {
+        if tooManyProblems(at: start) { return notes }
+        continue
+      }
+      guard notes.count < RTTTLTune.maximumNotes else {
+        error(
+          first.offset,
+          "the tune has more than \(RTTTLTune.maximumNotes) notes, more than a pattern's 65 535 steps can play; "
+            + "shorten it")
+        return notes
+      }
+      if let note = parseNote(characters) { notes.append(note) }
+      if tooManyProblems(at: start) { return notes }
     }
     return notes
   }

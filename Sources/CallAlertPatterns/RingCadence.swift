@@ -61,7 +61,8 @@ public enum RingCadence: String, CaseIterable, Equatable, Hashable, Sendable {
   public struct Options: Equatable, Sendable {
     /// The buzzer's volume during on-periods.
     public var volume: UInt8
-    /// The motor's intensity during on-periods (0 keeps it still).
+    /// The motor's intensity during on-periods (0 keeps it still); by default ``defaultMotor``, so a
+    /// cadence rings and vibrates together, as a phone does.
     public var motor: UInt8
     /// LEDs lit during on-periods.
     public var leds: UInt8
@@ -74,12 +75,17 @@ public enum RingCadence: String, CaseIterable, Equatable, Hashable, Sendable {
     /// Extra passes after the first; ``Pattern/repeatForever`` (the default) rings until the cap.
     public var repeatCount: UInt8
 
+    /// The motor's intensity during on-periods unless told otherwise: full, as a phone vibrates while it
+    /// rings. A rule with `buzzer_only` (or a pattern's `motor: 0`) keeps the motor still.
+    public static let defaultMotor: UInt8 = 255
+
     /// The default slice: short enough to hear both tones, long enough for a buzzer to settle (~10 periods).
     public static let defaultSliceMs = 25
 
-    /// Creates options; the defaults ring at full volume without motor or LEDs until the cap.
+    /// Creates options; the defaults ring at full volume with the motor at full intensity during the
+    /// on-periods, without LEDs, until the cap.
     public init(
-      volume: UInt8 = 255, motor: UInt8 = 0, leds: UInt8 = 0, sliceMs: Int = Options.defaultSliceMs,
+      volume: UInt8 = 255, motor: UInt8 = Options.defaultMotor, leds: UInt8 = 0, sliceMs: Int = Options.defaultSliceMs,
       dualTone: DualTone = .alternate, modulation: Modulation = .gate, repeatCount: UInt8 = Pattern.repeatForever
     ) {
       self.volume = volume

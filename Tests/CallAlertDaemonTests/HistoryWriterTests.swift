@@ -37,7 +37,7 @@ final class ScriptedStore: CallHistoryStore {
     let id: String
     switch event {
     case .ringing(let call, _, _, _, _), .suppressed(let call, _), .missed(let call, _): id = call.id
-    case .stopped(let callID, _), .ignored(let callID, _): id = callID
+    case .stopped(let callID, _), .ignored(let callID, _), .patternFallback(let callID, _, _, _, _): id = callID
     case .missedAcknowledged: id = "*"
     }
     try attempt(.record(id))

@@ -22,6 +22,24 @@ import Testing
         ])
   }
 
+  /// A fallback is what the row names: the pattern that played, and the one it stood in for.
+  @Test func aFallbackNamesThePatternThatPlayed() throws {
+    let history = try CallHistory.inMemory()
+    try history.record(ringing(Self.alice, boards: ["desk"], pattern: .named("office")), at: at(0))
+    try history.record(
+      .patternFallback(callID: "c1", board: "desk", requested: .named("office"), played: "UK", reason: "no such slot"),
+      at: at(0.1))
+    #expect(try history.calls().map(\.pattern) == ["UK (fallback for office on desk)"])
+    try history.record(
+      .patternFallback(
+        callID: "c1", board: "bed", requested: .named("office"), played: "UK on the motor", reason: "no such slot"),
+      at: at(0.2))
+    #expect(
+      try history.calls().map(\.pattern) == [
+        "UK (fallback for office on desk); UK on the motor (fallback for office on bed)"
+      ])
+  }
+
   /// The outcome mapping: each stop reason ends the ringing row as documented.
   @Test(arguments: [
     (StopReason.hangup, CallOutcome.hungUp, false),

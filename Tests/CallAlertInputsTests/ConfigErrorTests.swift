@@ -90,7 +90,7 @@ import Testing
       "unknown board 'desk'; boards are board"),
     Case(
       "patterns:\n  rules:\n    - levels: [critical]\n", "3:7", "patterns.rules[0]",
-      "a rule needs 'pattern:' or 'boards:' (or both); this one would change nothing"),
+      "a rule needs 'pattern:', 'boards:' or 'buzzer_only:' (or several); this one would change nothing"),
     Case(
       "patterns:\n  rules:\n    - {levels: [urgent], pattern: x}\n", "3:17", "patterns.rules[0].levels[0]",
       "'urgent' is not one of passive, active, time-sensitive, critical"),

@@ -80,6 +80,12 @@ import Testing
       ),
       (.missedAcknowledged(count: 2), "22:05:00"),
       (.ignored(callID: "c1", reason: .duplicateCall), "22:05:01"),
+      (
+        .patternFallback(
+          callID: "c4", board: "desk", requested: .named("office"), played: "UK",
+          reason: "the board refused it (badSlot)"),
+        "22:06:00"
+      ),
     ]
     let utc = try #require(TimeZone(identifier: "UTC"))
     let json = events.map { EventLine.json($0.0, at: date("2026-11-21T\($0.1)Z")) }.joined(separator: "\n")

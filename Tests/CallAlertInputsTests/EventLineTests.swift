@@ -38,6 +38,15 @@ import Testing
       "22:00:01 ringing c3 +1 (waiting for a board): inline pattern, 0.25 s"
     ),
     (
+      .patternFallback(
+        callID: "c6", board: "desk", requested: .named("office"), played: "UK",
+        reason: "no pattern named 'office' on the board or among the built-ins"),
+      #"{"event":"pattern_fallback","at":"2026-11-21T22:00:01.000Z","call":{"id":"c6"},"board":"desk","#
+        + #""pattern":"office","played":"UK","reason":"no pattern named 'office' on the board or among the built-ins"}"#,
+      "22:00:01 fallback c6 on desk: plays UK instead of pattern office: no pattern named 'office' on the board or "
+        + "among the built-ins"
+    ),
+    (
       .suppressed(IncomingCall(id: "c4", callerName: "Bob"), reason: .doNotDisturb),
       #"{"event":"suppressed","at":"2026-11-21T22:00:01.000Z","#
         + #""call":{"id":"c4","caller":null,"name":"Bob","level":"active","sent_at":null},"#

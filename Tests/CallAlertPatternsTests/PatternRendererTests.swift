@@ -39,7 +39,7 @@ import Testing
     )
     #expect(
       PatternRenderer.terminalLine(RingCadence.germany.pattern(), columns: 60).hasPrefix(
-        "│▀▀        ▀▀        ▀▀        ▀▀        ▀▀        ▀▀        │ 0-30000 ms, cut at the cap, 500 ms per column"))
+        "│██        ██        ██        ██        ██        ██        │ 0-30000 ms, cut at the cap, 500 ms per column"))
   }
 
   @Test func theTerminalLinesShowPitchAndIntensity() {

@@ -10,7 +10,7 @@ import Testing
     #expect(pattern.steps.count == 81)
     #expect(pattern.repeatCount == Pattern.repeatForever && pattern.loopStart == 0)
     let on = pattern.steps.prefix(80)
-    #expect(on.allSatisfy { $0.durationMs == 25 && $0.buzzerVolume == 255 && $0.motor == 0 })
+    #expect(on.allSatisfy { $0.durationMs == 25 && $0.buzzerVolume == 255 && $0.motor == 255 })
     #expect(on.map(\.buzzerHz) == Array(repeating: [440, 480] as [UInt16], count: 40).flatMap { $0 })
     #expect(on.reduce(0) { $0 + Int($1.durationMs) } == 2_000)
     #expect(pattern.steps[80] == PatternStep(durationMs: 4_000))
@@ -67,7 +67,7 @@ import Testing
     let pattern = RingCadence.unitedStates.pattern(options: RingCadence.Options(dualTone: .mean))
     #expect(
       pattern.steps == [
-        PatternStep(durationMs: 2_000, buzzerHz: 460, buzzerVolume: 255), PatternStep(durationMs: 4_000),
+        PatternStep(durationMs: 2_000, buzzerHz: 460, buzzerVolume: 255, motor: 255), PatternStep(durationMs: 4_000),
       ])
   }
 

@@ -234,8 +234,14 @@ func reportDiagnostics(text: String, file: String, against capabilities: Capabil
   return !diagnostics.containsErrors
 }
 
-/// Reads a text file, naming it when that fails.
+/// Reads a pattern file, naming it when that fails; one over ``PatternFile/maximumBytes`` is refused unread.
 func readText(_ path: String) throws -> String {
+  if let size = try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int, size > PatternFile.maximumBytes
+  {
+    throw CommandFailure(
+      "\(path):1:1: error: the file is \(size) bytes, above the 1 MiB (\(PatternFile.maximumBytes) bytes) limit for a "
+        + "pattern file; it was not read")
+  }
   guard let data = FileManager.default.contents(atPath: path) else { throw CommandFailure("\(path): cannot read it") }
   return String(decoding: data, as: UTF8.self)
 }

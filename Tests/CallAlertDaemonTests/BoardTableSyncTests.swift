@@ -1,0 +1,45 @@
+import CallAlertClient
+import CallAlertPatterns
+import CallAlertProtocol
+import CallAlertSerial
+import Foundation
+import Logging
+import Testing
+
+@testable import CallAlertDaemon
+
+/// The table sync behind `patterns.file` (issue 12 item 3): a ringing board is not flashed; an idle one is,
+/// with the flasher's verify; a board that has the table already is left alone.
+@Suite("Board table sync", .serialized, .timeLimit(.minutes(1)))
+struct BoardTableSyncTests {
+  @Test func aRingingBoardWaitsAnIdleOneIsFlashedAndAMatchingOneIsLeftAlone() async throws {
+    let board = try DaemonEndToEndTests.PtyBoard()
+    let client = BoardClient(transport: try SerialPort.open(board.slavePath), clock: ContinuousClock())
+    _ = try await client.connect()
+    let wanted = try RingAndVibrateTests.build()
+    let (logs, sink) = AsyncStream.makeStream(of: String.self)
+    var logger = Logger(label: "test") { _ in CapturingLogHandler(sink: { sink.yield($0) }) }
+    logger.logLevel = .info
+    let sync = BoardTableSync(board: "desk", wanted: wanted, clock: ContinuousClock(), logger: logger)
+
+    let ringing = await sync.run(client: client, mayFlash: { false })
+    #expect(ringing.flashDeferred && ringing.known && ringing.table == nil)
+    #expect(try await client.currentInfo().table == .none, "nothing was flashed while ringing")
+
+    let idle = await sync.run(client: client, mayFlash: { true })
+    #expect(!idle.flashDeferred && idle.table == wanted.table)
+    let installed = try await client.currentInfo().table
+    #expect(installed.version == 7 && installed.crc == wanted.crc)
+
+    let again = await sync.run(client: client, mayFlash: { true })
+    #expect(again.table == wanted.table && !again.flashDeferred)
+    sink.finish()
+    var lines: [String] = []
+    for await line in logs { lines.append(line) }
+    #expect(lines.contains { $0.contains("flashing it once the board stops ringing") })
+    #expect(lines.filter { $0.contains("flashed family.yaml") }.count == 1)
+    #expect(lines.contains { $0.contains("pattern table matches family.yaml") })
+    await client.close()
+    await board.stop()
+  }
+}
