@@ -73,6 +73,7 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
 
   private func connectWithBackoff() async {
     var delay = Duration.milliseconds(200)
+    var unavailable = RepeatedMessageFilter()
     while !Task.isCancelled {
       do {
         let transport = try await connect()
@@ -94,7 +95,10 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
         await submit(.boardBack(board: name, playing: playing))
         return
       } catch {
-        logger.notice("board \(name) not available: \(error); retrying in \(delay)")
+        // Once, and again when the reason changes; every retry only at debug level.
+        logger.log(
+          level: unavailable.isNew("\(error)") ? .notice : .debug,
+          "board \(name) not available: \(error); retrying in \(delay)")
         do { try await clock.sleep(for: delay, tolerance: nil) } catch { return }
         delay = min(delay * 2, .seconds(5))
       }
