@@ -188,7 +188,11 @@ let package = Package(
     ),
     .testTarget(
       name: "CallAlertDoctorTests",
-      dependencies: ["CallAlertDoctor", "CallAlertInputs", "CallAlertProtocol"],
+      dependencies: [
+        "CallAlertDoctor", "CallAlertInputs", "CallAlertProtocol", "CallAlertDaemon", "CallAlertSerial",
+        "CallAlertPatterns", "CallAlertEngine",
+      ],
+      exclude: ["Fixtures"],
       swiftSettings: strictSettings
     ),
     .testTarget(

@@ -217,6 +217,14 @@ public struct UdevRules: Equatable, Sendable {
     pattern.split(separator: "|", omittingEmptySubsequences: false).contains { fnmatch(String($0), value, 0) == 0 }
   }
 
+  /// `NAME` or `NAME{argument}`, NAME in capitals.
+  private static func isKey(_ key: Substring) -> Bool {
+    let name = key.prefix { $0 != "{" }
+    guard !name.isEmpty, name.allSatisfy({ ($0.isLetter && $0.isUppercase) || $0 == "_" }) else { return false }
+    let argument = key.dropFirst(name.count)
+    return argument.isEmpty || (argument.hasPrefix("{") && argument.hasSuffix("}") && argument.count > 2)
+  }
+
   /// Splits `KEY op "value", …`; nil when the line is not in that form.
   static func entries(_ line: String) -> [Entry]? {
     var entries: [Entry] = []
@@ -235,7 +243,7 @@ public struct UdevRules: Equatable, Sendable {
       guard !operation.isEmpty else { return nil }
       let key = head.dropLast(operation.count).trimmingWhitespace()
       let afterQuote = rest.index(after: quote)
-      guard !key.isEmpty, let close = rest[afterQuote...].firstIndex(of: "\"") else { return nil }
+      guard isKey(key), let close = rest[afterQuote...].firstIndex(of: "\"") else { return nil }
       entries.append(Entry(key: String(key), operation: operation, value: String(rest[afterQuote..<close])))
       rest = rest[rest.index(after: close)...]
     }
