@@ -86,7 +86,8 @@ case "$action" in
       name="$(basename "$page" .1)"
       target="$d$MANDIR/man1/${name//./-}.1"
       # References and titles follow the dashed names: `.Xr callalert-notify 1`.
-      sed -E -e ':a' -e 's/^(\.(Xr|Dt) (callalert|CALLALERT)[A-Za-z-]*)\.([A-Za-z])/\1-\4/' -e 'ta' "$page" >"$target"
+      # An empty line in a discussion is a paragraph break, which mdoc spells .Pp.
+      sed -E -e 's/^$/.Pp/' -e ':a' -e 's/^(\.(Xr|Dt) (callalert|CALLALERT)[A-Za-z-]*)\.([A-Za-z])/\1-\4/' -e 'ta' "$page" >"$target"
       chmod 0644 "$target"
       if [ "$GZIP_MAN" = 1 ]; then gzip -9nf "$target"; fi
     done

@@ -184,7 +184,8 @@ if command -v dpkg-deb >/dev/null; then
       printf '#!/bin/sh\necho "%s $*" >>"%s"\n' "$tool" "$work/calls" >"$stubs/$tool"
       chmod +x "$stubs/$tool"
     done
-    printf '#!/bin/sh\n[ "$2" = dialout ] && echo "dialout:x:20:"\nexit 2\n' >"$stubs/getent" # no callalert user yet
+    # getent knows the dialout group and no callalert user yet.
+    printf '#!/bin/sh\nif [ "$2" = dialout ]; then echo "dialout:x:20:"; exit 0; fi\nexit 2\n' >"$stubs/getent"
     chmod +x "$stubs/getent"
     PATH="$stubs:/usr/bin:/bin" sh "$work/control/postinst" configure || fail "postinst configure failed"
     grep -q '^adduser --system --group --home /var/lib/callalert --no-create-home .* callalert$' "$work/calls" ||

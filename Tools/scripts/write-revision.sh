@@ -13,4 +13,7 @@ header=Sources/CBuildInfo/revision.h
 content="#define CALLALERT_GIT_REVISION \"$revision\""
 if [ ! -f "$header" ] || [ "$(cat "$header")" != "$content" ]; then
   printf '%s\n' "$content" > "$header"
+  # A build that compiled build_info.c before revision.h existed does not know it depends on it: touching the
+  # source (its content unchanged) makes SwiftPM compile it again.
+  touch Sources/CBuildInfo/build_info.c
 fi
