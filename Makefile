@@ -10,7 +10,8 @@ BUILD_CONFIG ?= release
 REVISION ?=
 # A release build carries its Swift runtime (Linux), so the binary and the package run without a toolchain.
 STATIC_STDLIB ?= $(if $(and $(filter release,$(BUILD_CONFIG)),$(filter Linux,$(shell uname -s))),--static-swift-stdlib)
-INSTALL_ENV = DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" $(foreach v,BINDIR DATADIR MANDIR DOCDIR SYSCONFDIR \
+STRIP ?= $(if $(filter release,$(BUILD_CONFIG)),1,0)
+INSTALL_ENV = DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" STRIP="$(STRIP)" $(foreach v,BINDIR DATADIR MANDIR DOCDIR SYSCONFDIR \
   SYSTEMDSYSTEMUNITDIR SYSTEMDUSERUNITDIR UDEVRULESDIR SYSUSERSDIR BASHCOMPDIR ZSHCOMPDIR FISHCOMPDIR,\
   $(if $($(v)),$(v)="$($(v))"))
 
@@ -45,7 +46,7 @@ test: deps revision
 ## man pages, completions, example config, systemd units, udev rule, sysusers.d (see README "Install")
 install-build: deps revision
 	$(SWIFT) build -c $(BUILD_CONFIG) --product callalert $(STATIC_STDLIB)
-	$(SWIFT) build -c $(BUILD_CONFIG) --product generate-manual
+	$(SWIFT) build -c $(BUILD_CONFIG) --product generate-manual $(STATIC_STDLIB)
 
 install: $(if $(NO_BUILD),,install-build)
 	@$(INSTALL_ENV) BIN_PATH="$$($(SWIFT) build -c $(BUILD_CONFIG) --show-bin-path)" Tools/scripts/install.sh install
@@ -56,7 +57,7 @@ uninstall:
 
 ## deb: a Debian package in .build-deb/ (dpkg-deb): binary, units, udev rule, man pages, postinst creating the user
 deb: install-build
-	@BIN_PATH="$$($(SWIFT) build -c $(BUILD_CONFIG) --show-bin-path)" Tools/scripts/make-deb.sh
+	@STRIP="$(STRIP)" BIN_PATH="$$($(SWIFT) build -c $(BUILD_CONFIG) --show-bin-path)" Tools/scripts/make-deb.sh
 
 ## test-install: the install tree, the units (systemd-analyze verify), the package (debug build; part of `make test`)
 test-install: deps

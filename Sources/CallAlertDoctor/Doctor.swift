@@ -80,7 +80,8 @@ public struct Doctor<System: DoctorSystem>: Sendable {
           "config", .error, "\(path) does not load (\(problems.count) problem(s)): \(shown)",
           fix:
             "edit \(path) at the places named (docs/CONFIG.md lists every key; the example is "
-            + "/usr/share/doc/callalert/config.example.yaml); the checks below use the built-in defaults")
+            + "config.example.yaml in share/doc/callalert where callalert is installed); the checks below use "
+            + "the built-in defaults")
       )
     }
   }

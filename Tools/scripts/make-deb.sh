@@ -29,13 +29,18 @@ gzip -9nf "$stage/usr/share/doc/callalert/CHANGELOG.md"
 # Shared libraries the binary needs, by package; the Swift runtime is linked in statically in a release build.
 depends=()
 missing=()
+owner() { dpkg -S "$1" 2>/dev/null | head -n 1 | cut -d: -f1; }
 while read -r library; do
-  package="$(dpkg -S "$library" 2>/dev/null | head -n 1 | cut -d: -f1 || true)"
+  # dpkg knows a library by the path it installed (/lib/… on a merged /usr, where ldd may say /usr/lib/…).
+  resolved="$(readlink -f "$library")"
+  package="$(owner "$library" || true)"
+  [ -n "$package" ] || package="$(owner "$resolved" || true)"
+  [ -n "$package" ] || package="$(owner "${resolved#/usr}" || true)"
   if [ -n "$package" ]; then depends+=("$package"); else missing+=("$library"); fi
-done < <(ldd "$stage/usr/bin/callalert" | awk '/=> \// { print $3 }' | xargs -r readlink -f)
+done < <(ldd "$stage/usr/bin/callalert" | awk '/=> \// { print $3 }')
 if [ ${#missing[@]} -gt 0 ]; then
-  echo "warning: libraries no package provides (a debug build links the toolchain's Swift runtime;" >&2
-  echo "         build with BUILD_CONFIG=release for a package that installs anywhere): ${missing[*]}" >&2
+  echo "warning: libraries no package provides, left out of Depends (a debug build links the toolchain's" >&2
+  echo "         Swift runtime; BUILD_CONFIG=release links it in): ${missing[*]}" >&2
 fi
 depends_line="$(printf '%s\n' "${depends[@]}" adduser | sort -u | paste -sd, - | sed 's/,/, /g')"
 size="$(du -sk --exclude=DEBIAN "$stage" | cut -f1)"
