@@ -110,14 +110,21 @@ case "$action" in
       install -m 0644 packaging/udev/70-callalert.rules "$d$UDEVRULESDIR/70-callalert.rules"
       install -m 0644 packaging/sysusers/callalert.conf "$d$SYSUSERSDIR/callalert.conf"
     fi
-    # The system service's config: the example, all commented out; never replaces an existing one.
-    if [ ! -e "$d$SYSCONFDIR/callalert/config.yaml" ]; then
+    # The system service's config: the example, all commented out; never replaces an existing one. Skipped by
+    # an install as a user (PREFIX=$HOME/.local), who cannot write /etc and needs no system service.
+    if [ -z "$d" ] && [ ! -w "$SYSCONFDIR" ]; then
+      echo "note: $SYSCONFDIR is not writable: no $SYSCONFDIR/callalert/config.yaml (only the system service reads it)"
+    elif [ ! -e "$d$SYSCONFDIR/callalert/config.yaml" ]; then
       install -d "$d$SYSCONFDIR/callalert"
       install -m 0644 packaging/config.example.yaml "$d$SYSCONFDIR/callalert/config.yaml"
     fi
     if [ -z "$d" ]; then
       echo "installed callalert $("$BINDIR/callalert" --version) in $PREFIX"
       if [ "$OS" != Darwin ]; then
+        case "$UDEVRULESDIR" in
+          /etc/udev/rules.d | /usr/lib/udev/rules.d | /usr/local/lib/udev/rules.d | /lib/udev/rules.d) ;;
+          *) echo "note: udev does not read $UDEVRULESDIR: sudo cp $UDEVRULESDIR/70-callalert.rules /etc/udev/rules.d/" ;;
+        esac
         echo "next: sudo udevadm control --reload && sudo udevadm trigger --subsystem-match=tty   (board access)"
         echo "      systemctl --user daemon-reload && systemctl --user enable --now callalert   (your service)"
         echo "  or: sudo systemd-sysusers && sudo systemctl daemon-reload && sudo systemctl enable --now callalert"
