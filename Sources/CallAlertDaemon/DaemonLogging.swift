@@ -60,15 +60,14 @@ public struct JournalLogHandler: LogHandler {
 
   /// Writes the line to descriptor 2 in one call.
   public static let standardError: Output = { line in
-    var bytes = Array(line.utf8)
+    let bytes = Array(line.utf8)
     var offset = 0
     while offset < bytes.count {
-      let written = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress! + offset, $0.count - offset) }
+      let written = bytes.withUnsafeBytes { write(2, $0.baseAddress! + offset, $0.count - offset) }
       if written < 0 && errno == EINTR { continue }
       if written <= 0 { return }
       offset += written
     }
-    bytes.removeAll()
   }
 
   /// The metadata value for `key`.
