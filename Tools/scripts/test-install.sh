@@ -108,6 +108,13 @@ if command -v fish >/dev/null; then
     fail "fish completion"
 else skip "fish not installed"; fi
 
+# The launchd plist (installed on macOS only) is a valid property list.
+if command -v python3 >/dev/null; then
+  sed "s|@BINDIR@|/usr/local/bin|" packaging/launchd/org.callalert.callalert.plist.in >"$work/agent.plist"
+  python3 -c 'import plistlib, sys; p = plistlib.load(open(sys.argv[1], "rb")); assert p["ProgramArguments"][:2] == ["/usr/local/bin/callalert", "run"]' \
+    "$work/agent.plist" && pass "launchd plist parses" || fail "launchd plist"
+else skip "python3 not installed: launchd plist not parsed"; fi
+
 # --- systemd-analyze verify ---------------------------------------------------------------------------------
 if command -v systemd-analyze >/dev/null; then
   units="$work/units"
