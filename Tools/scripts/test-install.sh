@@ -86,8 +86,10 @@ grep -q '^Type=notify' "$dest/usr/local/lib/systemd/system/callalert.service" ||
 
 # Every man page renders without a warning, and no reference is left in the generator's dotted names.
 man_problems=0
+command -v groff >/dev/null || skip "groff not installed (apt-get install groff-base): man pages not rendered"
 for page in "$dest"/usr/local/share/man/man1/*.1; do
-  out="$(groff -mandoc -Tutf8 -ww -z "$page" 2>&1 || echo "groff failed")"
+  out=""
+  if command -v groff >/dev/null; then out="$(groff -mandoc -Tutf8 -ww -z "$page" 2>&1 || echo "groff failed")"; fi
   if [ -n "$out" ]; then fail "$(basename "$page"): $out"; man_problems=1; fi
   if grep -Eq '^\.Xr callalert\.' "$page"; then fail "$(basename "$page"): dotted .Xr reference"; man_problems=1; fi
 done
