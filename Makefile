@@ -2,8 +2,21 @@
 SWIFT ?= swift
 SWIFT_FORMAT ?= swift-format
 FUZZ_SECONDS ?= 60
+# install, uninstall, deb: where (GNU conventions; DESTDIR stages) and what build (release; debug is quicker)
+PREFIX ?= /usr/local
+DESTDIR ?=
+BUILD_CONFIG ?= release
+# The git revision `callalert --version` reports; default `git describe --always --dirty`.
+REVISION ?=
+# A release build carries its Swift runtime (Linux), so the binary and the package run without a toolchain.
+STATIC_STDLIB ?= $(if $(and $(filter release,$(BUILD_CONFIG)),$(filter Linux,$(shell uname -s))),--static-swift-stdlib)
+STRIP ?= $(if $(filter release,$(BUILD_CONFIG)),1,0)
+INSTALL_ENV = DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" STRIP="$(STRIP)" $(foreach v,BINDIR DATADIR MANDIR DOCDIR SYSCONFDIR \
+  SYSTEMDSYSTEMUNITDIR SYSTEMDUSERUNITDIR UDEVRULESDIR SYSUSERSDIR BASHCOMPDIR ZSHCOMPDIR FISHCOMPDIR,\
+  $(if $($(v)),$(v)="$($(v))"))
 
-.PHONY: all deps build test demo bench soak fuzz fuzz-long firmware-check firmware qemu format lint clean
+.PHONY: all deps build test demo bench soak fuzz fuzz-long firmware-check firmware qemu format lint clean revision \
+  install-build install uninstall deb test-install
 
 all: build
 
@@ -12,17 +25,45 @@ deps:
 	@Tools/scripts/install-deps.sh
 
 ## build: debug build of every target
-build: deps
+build: deps revision
 	$(SWIFT) build
 
+## revision: bake the git revision into the binary (Sources/CBuildInfo/revision.h, untracked; rewritten on change)
+revision:
+	@Tools/scripts/write-revision.sh $(REVISION)
+
 ## test: install what is missing, build the QEMU firmware (when qemu-system-arm and ld.lld are here), build,
-## run every test (the conformance suite runs on the virtual board and the firmware in QEMU), and compile the
-## portable core as Embedded Swift
-test: deps
+## run every test (the conformance suite runs on the virtual board and the firmware in QEMU; the suites named
+## RealTime*, which flash through lines paced in real time, run alone afterwards), compile the portable core as
+## Embedded Swift, and check the install tree
+test: deps revision
 	@Tools/scripts/firmware-if-possible.sh
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	$(SWIFT) test --skip-build --skip RealTime
+	$(SWIFT) test --skip-build --filter RealTime
 	@Tools/scripts/firmware-check.sh
+	@if [ "$${CALLALERT_SKIP_INSTALL_TESTS:-0}" != 1 ]; then BUILD_CONFIG=debug Tools/scripts/test-install.sh; fi
+
+## install: build (release, BUILD_CONFIG=debug for a quick one) and install into $(DESTDIR)$(PREFIX): the binary,
+## man pages, completions, example config, systemd units, udev rule, sysusers.d (see README "Install")
+install-build: deps revision
+	$(SWIFT) build -c $(BUILD_CONFIG) --product callalert $(STATIC_STDLIB)
+	$(SWIFT) build -c $(BUILD_CONFIG) --product generate-manual $(STATIC_STDLIB)
+
+install: $(if $(NO_BUILD),,install-build)
+	@$(INSTALL_ENV) BIN_PATH="$$($(SWIFT) build -c $(BUILD_CONFIG) --show-bin-path)" Tools/scripts/install.sh install
+
+## uninstall: remove what install put down (the config in /etc and the history stay)
+uninstall:
+	@$(INSTALL_ENV) Tools/scripts/install.sh uninstall
+
+## deb: a Debian package in .build-deb/ (dpkg-deb): binary, units, udev rule, man pages, postinst creating the user
+deb: install-build
+	@STRIP="$(STRIP)" BIN_PATH="$$($(SWIFT) build -c $(BUILD_CONFIG) --show-bin-path)" Tools/scripts/make-deb.sh
+
+## test-install: the install tree, the units (systemd-analyze verify), the package (debug build; part of `make test`)
+test-install: deps
+	@BUILD_CONFIG=debug Tools/scripts/test-install.sh
 
 ## demo: the main job (a virtual board in-process when no hardware is plugged in)
 demo: deps
@@ -69,4 +110,4 @@ lint:
 	$(SWIFT_FORMAT) lint --configuration .swift-format --strict --recursive Sources Tests Tools Package.swift
 
 clean:
-	rm -rf .build .build-* fuzz-artifacts bench-results.json soak-results.json firmware/build
+	rm -rf .build .build-* fuzz-artifacts bench-results.json soak-results.json firmware/build Sources/CBuildInfo/revision.h

@@ -76,13 +76,24 @@ let package = Package(
       ],
       swiftSettings: strictSettings),
 
+    // Host: `callalert doctor`'s checks (config, daemon, boards' access, udev rule, history, socket), and the
+    // git revision baked in at build time (`make` writes Sources/CBuildInfo/revision.h).
+    .target(
+      name: "CallAlertDoctor",
+      dependencies: [
+        "CallAlertInputs", "CallAlertDaemon", "CallAlertClient", "CallAlertPatterns", "CallAlertProtocol",
+        "CallAlertSerial",
+      ],
+      swiftSettings: strictSettings),
+    .target(name: "CBuildInfo"),
+
     // Executables.
     .executableTarget(
       name: "callalert",
       dependencies: [
         "CallAlertProtocol", "CallAlertBoardCore", "CallAlertSerial", "CallAlertVirtualBoard", "CallAlertClient",
         "CallAlertDaemon", "CallAlertInputs", "CallAlertHistory", "CallAlertEngine", "CallAlertPatterns",
-        "CallAlertQemu",
+        "CallAlertQemu", "CallAlertDoctor", "CBuildInfo",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -174,6 +185,15 @@ let package = Package(
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "Clocks", package: "swift-clocks"),
       ],
+      swiftSettings: strictSettings
+    ),
+    .testTarget(
+      name: "CallAlertDoctorTests",
+      dependencies: [
+        "CallAlertDoctor", "CallAlertInputs", "CallAlertProtocol", "CallAlertDaemon", "CallAlertSerial",
+        "CallAlertPatterns", "CallAlertEngine",
+      ],
+      exclude: ["Fixtures"],
       swiftSettings: strictSettings
     ),
     .testTarget(

@@ -96,6 +96,7 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
 
   private func connectWithBackoff() async {
     var delay = Duration.milliseconds(200)
+    var unavailable = RepeatedMessageFilter()
     while !Task.isCancelled {
       var transport: (any ByteTransport)?
       var attempt: BoardClient<C>?
@@ -130,7 +131,10 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
           noise > 0
           ? " (the line carried \(noise) bytes that decoded to no frame: a wrong baud rate, or not a CallAlert board?)"
           : ""
-        logger.notice("board \(name) not available: \(error)\(hint); retrying in \(delay)")
+        // Once, and again when the reason changes; every retry only at debug level.
+        logger.log(
+          level: unavailable.isNew("\(error)\(hint)") ? .notice : .debug,
+          "board \(name) not available: \(error)\(hint); retrying in \(delay)")
         do { try await clock.sleep(for: delay, tolerance: nil) } catch { return }
         delay = min(delay * 2, .seconds(5))
       }

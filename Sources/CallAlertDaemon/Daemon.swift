@@ -92,9 +92,15 @@ public enum Daemon {
     return configuration
   }
 
-  /// Runs until SIGINT or SIGTERM, then stops every board and returns.
-  public static func run(options: DaemonOptions, logger: Logger) async throws {
-    try await makeServiceGroup(options: options, logger: logger, signals: [.sigterm, .sigint]).run()
+  /// Runs until one of `signals` (or cancellation), then stops every board and returns. Tells `notifier`
+  /// (systemd's `NOTIFY_SOCKET`) it is ready once the config is loaded and the control socket listens.
+  public static func run(
+    options: DaemonOptions, logger: Logger, signals: [UnixSignal] = [.sigterm, .sigint],
+    notifier: SystemdNotifier = .fromEnvironment()
+  ) async throws {
+    let group = try await makeServiceGroup(options: options, logger: logger, signals: signals)
+    notifier.ready(status: "serving")
+    try await group.run()
   }
 
   /// Builds the daemon's services (engine and boards, control socket, event printer, standard input) as a

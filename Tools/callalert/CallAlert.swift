@@ -6,9 +6,10 @@ struct CallAlertCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "callalert",
     abstract: "Ring, vibrate and blink a CallAlert USB board for incoming calls.",
-    version: "0.1.0",
+    version: BuildVersion.line,
     subcommands: [
       Run.self, Demo.self, Notify.self, Status.self, History.self, Patterns.self, Flash.self, Ports.self, Board.self,
+      Doctor.self,
     ]
   )
 }

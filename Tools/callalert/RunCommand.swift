@@ -36,21 +36,28 @@ extension CallAlertCommand {
     @Option(help: "How events are printed: json or text.") var events: String?
     @Flag(help: "Do not read standard input.") var noStdin = false
     @Option(help: "Baud rate of a real UART.") var baud: Int = SerialPort.defaultBaudRate
-    @Flag(help: "Log debug detail on standard error.") var verbose = false
+    @Flag(help: "Log debug detail on standard error (--log-level debug).") var verbose = false
+    @Option(
+      help: ArgumentHelp(
+        "The least severe messages logged: trace, debug, info, notice, warning, error or critical (default info).",
+        valueName: "level"))
+    var logLevel: String?
 
     func validate() throws {
       if let events, EventsFormat(rawValue: events) == nil {
         throw ValidationError("--events must be json or text, got \(events)")
       }
       if port != nil && simulate { throw ValidationError("give --port or --simulate, not both") }
+      if let logLevel, Logger.Level(rawValue: logLevel) == nil {
+        throw ValidationError(
+          "--log-level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")), got \(logLevel)"
+        )
+      }
     }
 
     func run() async throws {
-      LoggingSystem.bootstrap { label in
-        var handler = StreamLogHandler.standardError(label: label)
-        handler.logLevel = verbose ? .debug : .info
-        return handler
-      }
+      // Under systemd the journal stamps lines itself: DaemonLogging then drops the timestamp.
+      DaemonLogging.bootstrap(level: logLevel.flatMap(Logger.Level.init(rawValue:)) ?? (verbose ? .debug : .info))
       let options = DaemonOptions(
         configPath: config, port: port, simulate: simulate, socketPath: socket,
         events: events.flatMap(EventsFormat.init),

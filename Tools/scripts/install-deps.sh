@@ -9,6 +9,11 @@ command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 if [ "${CALLALERT_SKIP_QEMU:-0}" != 1 ]; then
   command -v qemu-system-arm >/dev/null 2>&1 || missing+=(qemu-system-arm)
 fi
+# make test's install checks: systemd-analyze verifies the units, groff renders the man pages.
+if [ "${CALLALERT_SKIP_INSTALL_TESTS:-0}" != 1 ]; then
+  command -v systemd-analyze >/dev/null 2>&1 || missing+=(systemd)
+  command -v groff >/dev/null 2>&1 || missing+=(groff-base)
+fi
 command -v swift >/dev/null 2>&1 || {
   echo "error: no Swift toolchain on PATH; install Swift 6.1 or later from swift.org" >&2
   exit 1

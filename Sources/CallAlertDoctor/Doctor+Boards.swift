@@ -1,0 +1,226 @@
+import CallAlertClient
+import CallAlertDaemon
+import CallAlertEngine
+import CallAlertInputs
+import CallAlertPatterns
+import CallAlertProtocol
+import CallAlertSerial
+
+extension Doctor {
+  /// One configured board: found, accessible to this user, its firmware and protocol, its table.
+  func boardFindings(
+    _ board: AlertBoard, configuration: DaemonConfiguration, daemon: StatusReport?, udevRuleInstalled: Bool
+  ) async -> [DoctorFinding] {
+    let prefix = "board \(board.name)"
+    // The daemon holds the port: what it knows is the answer, and probing would only disturb it.
+    if let held = daemon?.boards.first(where: { $0.name == board.name && $0.connected }) {
+      var findings = [
+        DoctorFinding(
+          "\(prefix): found", .ok, "connected to the daemon\(held.serial.map { ", serial \($0)" } ?? "")"),
+        DoctorFinding(
+          "\(prefix): access", .skipped, "the daemon has the port open (stop it to check this user's access)"),
+        DoctorFinding(
+          "\(prefix): firmware", .ok,
+          "firmware \(held.firmware ?? "?") (the protocol version is asked only when the daemon is stopped)"),
+      ]
+      findings.append(tableFinding(prefix, configuration: configuration, held: held))
+      return findings
+    }
+    let candidates: [String]
+    switch locate(board) {
+    case .success(let paths): candidates = paths
+    case .failure(let finding): return [finding.renamed("\(prefix): found")]
+    }
+    var findings: [DoctorFinding] = []
+    for path in candidates {
+      findings.append(DoctorFinding("\(prefix): found", .ok, path))
+      let access = accessFinding("\(prefix): access", path: path, udevRuleInstalled: udevRuleInstalled)
+      findings.append(access)
+      guard access.status == .ok else { continue }
+      switch await probes.probeBoard(path) {
+      case .failure(let failure):
+        findings.append(
+          DoctorFinding(
+            "\(prefix): firmware", .error, "\(path) did not answer as a CallAlert board: \(failure.description)",
+            fix:
+              "replug the board; make sure no other program holds the port (`fuser \(path)`); "
+              + "`callalert ports` shows which ports answer"))
+      case .success(let info):
+        if let serial = board.serialNumber, String(decoding: info.serial, as: UTF8.self) != serial {
+          findings.append(
+            DoctorFinding(
+              "\(prefix): firmware", .error,
+              "\(path) is board \(String(decoding: info.serial, as: UTF8.self)), not \(serial)",
+              fix: "plug in board \(serial), or correct boards[].serial in the config"))
+          continue
+        }
+        findings.append(firmwareFinding("\(prefix): firmware", info: info, path: path))
+        findings.append(tableFinding(prefix, configuration: configuration, info: info, path: path))
+      }
+    }
+    return findings
+  }
+
+  /// The ports a board's `port`/`serial` settings point at, or why there are none.
+  private func locate(_ board: AlertBoard) -> Result<[String], FindingFailure> {
+    if let port = board.port, port != "auto" {
+      guard system.facts(port) != nil else {
+        return .failure(
+          FindingFailure(
+            DoctorFinding(
+              "", .error, "\(port) does not exist: the board is not plugged in, or has another name",
+              fix:
+                "plug it in; `callalert ports` lists the ports; with the udev rule installed /dev/callalert/<serial> "
+                + "names a board whatever port it gets")))
+      }
+      return .success([port])
+    }
+    let ports = probes.listPorts()
+    var ours = ports.filter {
+      $0.usbVendorID == BoardLocator.usbVendorID && $0.usbProductID == BoardLocator.usbProductID
+    }
+    if let serial = board.serialNumber {
+      let matching = ours.filter { $0.serialNumber == serial }
+      if !matching.isEmpty { ours = matching }
+    }
+    var paths = ours.map(\.name)
+    if paths.isEmpty {
+      // Boards whose USB IDs the system does not report (some hubs, macOS) still show as CDC-ACM ports.
+      paths = ports.map(\.name).filter {
+        let name = $0.split(separator: "/").last.map(String.init) ?? $0
+        return name.hasPrefix("ttyACM") || name.hasPrefix("cu.usbmodem")
+      }
+    }
+    if board.serialNumber == nil && system.facts(BoardLocator.virtualBoardLink) != nil {
+      paths.append(BoardLocator.virtualBoardLink)
+    }
+    guard !paths.isEmpty else {
+      return .failure(
+        FindingFailure(
+          DoctorFinding(
+            "", .error,
+            "no CallAlert board (USB 1209:ca11) is plugged in\(board.serialNumber.map { " with serial \($0)" } ?? "")",
+            fix:
+              "plug it in and check `lsusb | grep -i 1209:ca11` and `dmesg | tail` (a charge-only cable shows nothing); "
+              + "or try a virtual board: `callalert board simulate`")))
+    }
+    return .success(paths)
+  }
+
+  /// Whether this user may open the port, and if not, why (the group, the udev rule, a login seat).
+  func accessFinding(_ check: String, path: String, udevRuleInstalled: Bool) -> DoctorFinding {
+    guard let facts = system.facts(path) else {
+      return DoctorFinding(check, .error, "\(path) does not exist")
+    }
+    let user = system.user.name
+    if system.canReadWrite(path) { return DoctorFinding(check, .ok, "\(path) is readable and writable by \(user)") }
+    let group = system.groupName(facts.group) ?? "gid \(facts.group)"
+    let inGroup = system.user.groups.contains(facts.group)
+    var fixes: [String] = []
+    if !udevRuleInstalled && system.isLinux {
+      fixes.append(
+        "install the udev rule, which gives the logged-in user access (`sudo make install`, or sudo cp "
+          + "packaging/udev/70-callalert.rules /etc/udev/rules.d/ && sudo udevadm control --reload "
+          + "&& sudo udevadm trigger --subsystem-match=tty), then replug the board")
+    }
+    if inGroup {
+      fixes.append(
+        "you are in group \(group), but its mode \(String.octal(facts.mode)) does not let the group read and write: "
+          + "the udev rule sets 0660; replug after installing it")
+    } else {
+      fixes.append(
+        "or join the port's group: sudo usermod -aG \(group) \(user), then log out and in again")
+      if udevRuleInstalled {
+        fixes.append("the rule's uaccess applies to the user logged in at the machine (not over ssh)")
+      }
+    }
+    return DoctorFinding(
+      check, .error,
+      "\(path) (group \(group), mode \(String.octal(facts.mode))) is not readable and writable by \(user)",
+      fix: fixes.joined(separator: "; "))
+  }
+
+  /// The board's firmware and whether it speaks this host's protocol.
+  func firmwareFinding(_ check: String, info: BoardInfo, path: String) -> DoctorFinding {
+    let firmware = "\(info.firmware.major).\(info.firmware.minor).\(info.firmware.patch)"
+    let host = Frame.version
+    let serial = String(decoding: info.serial, as: UTF8.self)
+    guard info.minVersion <= host && host <= info.maxVersion else {
+      return DoctorFinding(
+        check, .error,
+        "\(path): firmware \(firmware) speaks protocol v\(info.minVersion)-v\(info.maxVersion); this callalert "
+          + "speaks v\(host)",
+        fix: "update whichever is older, the board's firmware or callalert, so both share a protocol version")
+    }
+    return DoctorFinding(
+      check, .ok,
+      "\(path): serial \(serial), firmware \(firmware), protocol v\(info.sessionVersion) "
+        + "(board v\(info.minVersion)-v\(info.maxVersion), host v\(host))")
+  }
+
+  /// The board's table against the one `patterns.file` builds.
+  func tableFinding(
+    _ prefix: String, configuration: DaemonConfiguration, info: BoardInfo? = nil, path: String? = nil,
+    held: StatusReport.Board? = nil
+  ) -> DoctorFinding {
+    let check = "\(prefix): table"
+    let boardVersion = info.map { "\($0.table.version)" } ?? held?.tableVersion.map { "\($0)" } ?? "?"
+    guard let file = configuration.patternsFile else {
+      return DoctorFinding(
+        check, .skipped, "no patterns.file in the config: the board's table (version \(boardVersion)) is used")
+    }
+    guard let text = system.readText(file) else {
+      return DoctorFinding(
+        check, .error, "patterns.file \(file) cannot be read",
+        fix: "correct patterns.file in the config, or create the file (docs/PATTERNS.md)")
+    }
+    let build: PatternBuild
+    do {
+      build = try PatternFile.build(text: text, file: file, against: info?.capabilities ?? .referenceBoard)
+    } catch {
+      let shown = error.diagnostics.prefix(3).map { "\($0)" }.joined(separator: "; ")
+      return DoctorFinding(
+        check, .error, "\(file) does not build: \(shown)", fix: "`callalert patterns check \(file)` lists every problem"
+      )
+    }
+    let flash = "callalert flash \(file) --port \(path ?? "PORT")"
+    guard let info else {
+      // Only the daemon's view: the version is all it reports.
+      if held?.tableVersion == build.table.version {
+        return DoctorFinding(check, .ok, "version \(build.table.version), as \(file) builds it")
+      }
+      return DoctorFinding(
+        check, .warning, "the board holds table version \(boardVersion); \(file) builds version \(build.table.version)",
+        fix: "stop the daemon and \(flash)")
+    }
+    guard let header = try? PatternTableHeader.read(build.bytes) else {
+      return DoctorFinding(check, .error, "\(file) built a table that cannot be read back")
+    }
+    let wanted = TableSummary(version: header.version, crc: header.crc, size: UInt32(build.bytes.count))
+    if info.table == wanted {
+      return DoctorFinding(
+        check, .ok, "holds the table \(file) builds (version \(header.version), crc \(hex(header.crc)))")
+    }
+    return DoctorFinding(
+      check, .warning,
+      "holds table version \(info.table.version) (crc \(hex(info.table.crc))); \(file) builds version "
+        + "\(header.version) (crc \(hex(header.crc))): the board rings its old patterns",
+      fix: flash)
+  }
+
+  private func hex(_ value: UInt32) -> String {
+    let digits = String(value, radix: 16)
+    return "0x" + String(repeating: "0", count: max(0, 8 - digits.count)) + digits
+  }
+}
+
+/// A finding carried as an error by ``Doctor/locate(_:)``.
+struct FindingFailure: Error {
+  var finding: DoctorFinding
+  init(_ finding: DoctorFinding) { self.finding = finding }
+  func renamed(_ check: String) -> DoctorFinding {
+    var finding = finding
+    finding.check = check
+    return finding
+  }
+}

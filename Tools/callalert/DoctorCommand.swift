@@ -1,0 +1,33 @@
+import ArgumentParser
+import CallAlertDoctor
+import Foundation
+
+extension CallAlertCommand {
+  /// `callalert doctor`: what is wrong with this setup, and how to fix it.
+  struct Doctor: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Check the setup and say how to fix what is wrong.",
+      discussion: """
+        Checks, in order: the config file loads; the daemon answers on its control socket, and the socket's \
+        mode; the udev rule is installed and keeps ModemManager away (Linux); each configured board is found, \
+        readable and writable by you, its firmware speaks this protocol, and it holds the table patterns.file \
+        builds; the history is writable. Each problem comes with its fix. Boards the daemon holds are reported \
+        from the daemon; the others are asked for their INFO. Exits 1 when a check found an error (warnings \
+        do not count).
+        """)
+
+    @Option(
+      help: ArgumentHelp("The config file (default: ~/.config/callalert/config.yaml if present).", valueName: "file"))
+    var config: String?
+    @Option(help: ArgumentHelp("The daemon's control socket (default: the config's).", valueName: "path"))
+    var socket: String?
+    @Flag(help: "Print the findings as JSON.") var json = false
+
+    func run() async throws {
+      let doctor = CallAlertDoctor.Doctor(system: LiveDoctorSystem(), probes: .live, version: BuildVersion.line)
+      let report = await doctor.run(configPath: config, socketPath: socket)
+      if json { try printJSON(report) } else { print(report.text) }
+      if !report.isHealthy { throw ExitCode(1) }
+    }
+  }
+}
