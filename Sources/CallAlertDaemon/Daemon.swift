@@ -191,7 +191,16 @@ public enum Daemon {
           }
           printer?.finish()
         }),
-      .init(service: TaskService { for await _ in hangups { _ = try? await reloader.reload(trigger: "SIGHUP") } }),
+      .init(
+        service: TaskService {
+          // `systemctl reload` sends SIGHUP; systemd hears RELOADING=1, then READY=1 once the file was handled.
+          let notifier = SystemdNotifier.fromEnvironment()
+          for await _ in hangups {
+            notifier.reloading()
+            _ = try? await reloader.reload(trigger: "SIGHUP")
+            notifier.ready(status: "serving")
+          }
+        }),
     ]
     if options.readStandardInput {
       // The end of standard input ends only this reader; the daemon goes on serving its socket.
