@@ -118,6 +118,9 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
   public func send(_ command: Command) async throws(BoardClientError) -> Reply {
     _ = try await ensureSession()
     let first = reply(to: command, from: await exchange(command))
+    // Any command that went unanswered through every retry says what a missed keepalive says: the board has
+    // stopped answering (a PLAY in flight when it did must not leave it idle once it answers again).
+    if case .failure(let error) = first, case .timeout = error { keepaliveFailed("\(command.type)", error) }
     guard case .failure(.boardRestarted) = first, command.type != .reset else { return try first.get() }
     needsHandshake = true
     resentAfterRestart += 1

@@ -124,6 +124,43 @@ struct BoardLinkTests {
     _ = await boardTask.result
   }
 
+  /// The board goes deaf just as a call comes: its PLAY goes unanswered through every retry. That says what a
+  /// missed keepalive says, so the board is marked unresponsive and, as soon as it answers again, the call
+  /// plays there. (Before, the failed PLAY left the board idle, and the idle PING that then got its answer
+  /// never brought the call back: the chaos soak's deaf board stayed silent for the rest of the call.)
+  @Test func aPlayLostToADeafBoardIsPlayedAgainWhenItAnswers() async throws {
+    let clock = TestClock()
+    let (hostEnd, boardEnd) = MemoryTransport.pair()
+    let line = SilenceableLine(wrapping: boardEnd)
+    let virtual = VirtualBoard()
+    let token = Mutex<UInt32?>(nil)
+    virtual.onPlaybackChange = { new in token.withLock { $0 = new } }
+    let runner = VirtualBoardRunner(board: virtual, transport: line, clock: clock)
+    let boardTask = Task { try await runner.run() }
+    let handed = HandOut(hostEnd)
+    let log = CapturedLog()
+    let service = AlertService(
+      configuration: EngineConfiguration(boards: [AlertBoard(name: "desk")], defaultPattern: .named("DE")),
+      connectors: ["desk": { try handed.take() }], clock: clock, logger: log.logger)
+    let running = Task { await service.run() }
+    #expect(await advance(clock, within: .seconds(2)) { await service.boardLinks()["desk"] == "connected" } != nil)
+
+    line.silence(true)
+    await service.submit(.call(IncomingCall(id: "c1")))
+    let failed = await advance(clock, within: .seconds(5)) { !log.matching("failed: PLAY got no answer").isEmpty }
+    #expect(failed != nil, "the PLAY went unanswered")
+    line.silence(false)
+    let rang = await advance(clock, within: .seconds(10)) { token.withLock { $0 } != nil }
+    #expect(rang != nil, "the call plays once the board answers again")
+    #expect(log.matching("board desk not answering").count == 1)
+    #expect(await service.snapshot().activeCalls.first?.playingOn == ["desk"])
+
+    running.cancel()
+    _ = await running.value
+    await runner.stop()
+    _ = await boardTask.result
+  }
+
   /// The PLAY is refused (and so is the built-in ring tried instead): the call is not reported as playing
   /// there, and the failure is logged.
   @Test func aRefusedPlayIsNotReportedAsPlaying() async throws {
