@@ -124,14 +124,21 @@ enum ChaosClient {
     return false
   }
 
-  /// The call ids in the history's answer, when it answered ok (records pending make it answer otherwise).
-  static func historyIDs(socket: String, limit: Int) async -> Set<String>? {
-    guard let answer = await request(#"{"type":"history","limit":\#(limit)}"#, socket: socket),
-      let object = try? JSONSerialization.jsonObject(with: Data(answer.utf8)) as? [String: Any],
-      object["ok"] as? Bool == true, object["pending"] == nil || (object["pending"] as? Int) == 0,
-      let calls = object["calls"] as? [[String: Any]]
-    else { return nil }
-    return Set(calls.compactMap { $0["id"] as? String })
+  /// The call ids in the history's answer when it answered ok (records pending or lost make it answer
+  /// otherwise); else the answer (or nil when none came).
+  static func historyIDs(socket: String, limit: Int) async -> Result<Set<String>, HistoryRefused> {
+    guard let answer = await request(#"{"type":"history","limit":\#(limit)}"#, socket: socket) else {
+      return .failure(HistoryRefused(answer: nil))
+    }
+    guard let object = try? JSONSerialization.jsonObject(with: Data(answer.utf8)) as? [String: Any],
+      object["ok"] as? Bool == true, let calls = object["calls"] as? [[String: Any]]
+    else { return .failure(HistoryRefused(answer: answer)) }
+    return .success(Set(calls.compactMap { $0["id"] as? String }))
+  }
+
+  /// A history answer that was not ok.
+  struct HistoryRefused: Error {
+    let answer: String?
   }
 
   /// Clients that ask for large answers and close without reading them, until `stop`.

@@ -103,7 +103,7 @@ struct ChaosSoak {
     let disk = SmallDisk(path: directory.appendingPathComponent("disk").path)
     defer { disk.unmount() }
     var outcome = Outcome()
-    outcome.fullDisk = disk.mount(kilobytes: 1_024)
+    outcome.fullDisk = disk.mount(kilobytes: 16_384)
 
     let board = try ProbedBoard(serial: "VB-CHAOS", holdingSlave: true)
     defer { Task { await board.stop() } }
@@ -173,13 +173,19 @@ struct ChaosSoak {
     disk.free()
     let ids = Set((0..<calls).map { "chaos-\($0)" })
     let deadline = clock.now.advanced(by: .seconds(30))
+    var lastRefusal: String?
     repeat {
-      if let found = await ChaosClient.historyIDs(socket: socket, limit: calls + 50) {
+      switch await ChaosClient.historyIDs(socket: socket, limit: calls + 50) {
+      case .success(let found):
         outcome.historyFound = ids.intersection(found).count
-        if outcome.historyFound == calls { break }
+        lastRefusal = nil
+      case .failure(let refused):
+        lastRefusal = refused.answer.map { String($0.prefix(300)) } ?? "no answer"
       }
+      if outcome.historyFound == calls { break }
       try? await Task.sleep(for: .milliseconds(200))  // polling a disk-backed outcome, bounded by the deadline
     } while clock.now < deadline
+    if let lastRefusal { outcome.notes.append("history: \(lastRefusal)") }
     outcome.historyLost = calls - outcome.historyFound
     let answers = await ChaosClient.status(socket: socket)
     outcome.daemonAlive = daemon.isRunning && answers
@@ -223,7 +229,7 @@ struct ChaosSoak {
       }
       outcome.callToRing.append(sent.duration(to: rang.at).milliseconds)
       if index % 40 == 20 {
-        await deafSpell(index, board: board, into: &outcome)
+        await deafSpell(index, board: board, daemon: daemon, into: &outcome)
       } else {
         try? await Task.sleep(for: .milliseconds(Int.random(in: 20...200)))  // the call rings a while
       }
@@ -281,7 +287,7 @@ struct ChaosSoak {
 
   /// The board goes deaf and mute for longer than its lease while the call rings: it stops by itself, and once
   /// it answers again the daemon must play the call again (it still has time left).
-  private func deafSpell(_ index: Int, board: ProbedBoard, into outcome: inout Outcome) async {
+  private func deafSpell(_ index: Int, board: ProbedBoard, daemon: ChildDaemon, into outcome: inout Outcome) async {
     outcome.deafSpells += 1
     board.line.deaf = true
     let mark = board.probe.mark
@@ -294,7 +300,7 @@ struct ChaosSoak {
     if await board.probe.first(from: back, timeout: .seconds(8), where: { $0.isPlaying }) != nil {
       outcome.resumedAfterDeaf += 1
     } else {
-      outcome.notes.append("call \(index): not played again after the board answered again")
+      outcome.notes.append("call \(index): not played again after the board answered again: " + daemon.logTail())
     }
   }
 }

@@ -7,7 +7,7 @@
 #      SIGKILL mid-ring and measures how long the board rings on (it must stop within its 3 s lease).
 #   3. the chaos run: `callalert run` under `prlimit --nofile=64` rings a board while control clients close
 #      mid-answer, never read, or burst past the descriptor limit, its standard output stalls and then breaks,
-#      its history's disk (a 1 MiB tmpfs, as root) is full for half the calls, and the board goes deaf for
+#      its history's disk (a 16 MiB tmpfs, as root) is full for half the calls, and the board goes deaf for
 #      longer than its lease mid-ring.
 # SOAK_CALLS, SOAK_KILL_RUNS, SOAK_KILL_PARALLEL and SOAK_CHAOS_CALLS change the counts; results go to
 # soak-results.json. Exits non-zero when a ring overran its cap, a hangup was not honoured, a command was silently
