@@ -28,16 +28,27 @@ extension PushReader {
         + (keys.isEmpty ? "none" : shown.joined(separator: ", ")))
   }
 
-  /// `1` (or "1") is an incoming call, `2` a hangup; anything else is not about calls.
+  /// Words app servers use for the two kinds, compared without case: `"call"`, `"hangup"` and their kin.
+  static let callWords: Set<String> = ["call", "incoming_call", "incoming-call", "incomingcall", "ring", "ringing"]
+  static let hangupWords: Set<String> = [
+    "hangup", "hang_up", "hang-up", "end", "ended", "end_call", "end-call", "cancel", "canceled", "cancelled",
+  ]
+
+  /// `1` (or "1", or a word such as "call") is an incoming call, `2` (or "hangup"...) a hangup; anything else
+  /// is not about calls.
   private func callOrHangup(_ type: JSONValue, field: String) throws(InputError) -> PushNotification {
-    switch type.scalarText {
+    let word = type.string?.lowercased() ?? ""
+    let kind = Self.callWords.contains(word) ? "1" : Self.hangupWords.contains(word) ? "2" : type.scalarText
+    switch kind {
     case "1":
       let call = try presetCall()
       return call.id.isEmpty ? .callWithoutID(call) : .call(call)
     case "2":
       if let id = try presetCallID() { return .hangup(callID: id) }
       return .hangupWithoutID(callerNumber: try firstText(at: PushPayload.callerPaths))
-    default: return .ignored(reason: "\(field) \(type.quoted) is neither 1 (incoming call) nor 2 (hangup)")
+    default:
+      return .ignored(
+        reason: "\(field) \(type.quoted) is neither 1 or \"call\" (incoming call) nor 2 or \"hangup\" (hangup)")
     }
   }
 

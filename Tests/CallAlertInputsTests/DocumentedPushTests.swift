@@ -12,6 +12,7 @@ import Testing
         id: "7F3A", callerNumber: "+4930123456", callerName: "Alice", sentAt: date("2025-11-21T22:00:00Z"),
         level: .timeSensitive)),
     .hangup(callID: "7F3A"),
+    .call(IncomingCall(id: "8B1C", callerNumber: "+4930123456")),
     .call(
       IncomingCall(
         id: "c-981", callerNumber: "+14155550123", callerName: "Bob", sentAt: date("2025-11-21T22:00:00.250Z"))),
@@ -20,7 +21,7 @@ import Testing
       IncomingCall(
         id: "d1b0e6c2", callerNumber: "+441632960961", callerName: "Door intercom", level: .timeSensitive,
         patternHint: "continuous-vibration")),
-    .ignored(reason: "pushType 3 is neither 1 (incoming call) nor 2 (hangup)"),
+    .ignored(reason: #"pushType 3 is neither 1 or "call" (incoming call) nor 2 or "hangup" (hangup)"#),
     .ignored(reason: "no push rule and no preset (pushType, info.type, act) matches; top-level keys: aps"),
     .callWithoutID(IncomingCall(id: "", callerNumber: "+4930123456", callerName: "Alice")),
     .hangupWithoutID(callerNumber: "+4930123456"),

@@ -40,8 +40,19 @@ import Testing
       #"{"act":4,"callId":"v3","aps":{"interruption-level":"passive"}}"#,
       .call(IncomingCall(id: "v3", level: .timeSensitive, patternHint: "continuous-vibration"))
     ),
-    (#"{"pushType":3,"callId":"m1"}"#, .ignored(reason: "pushType 3 is neither 1 (incoming call) nor 2 (hangup)")),
-    (#"{"info":{"type":"chat"}}"#, .ignored(reason: "info.type \"chat\" is neither 1 (incoming call) nor 2 (hangup)")),
+    (
+      #"{"pushType":3,"callId":"m1"}"#,
+      .ignored(reason: #"pushType 3 is neither 1 or "call" (incoming call) nor 2 or "hangup" (hangup)"#)
+    ),
+    (
+      #"{"info":{"type":"chat"}}"#,
+      .ignored(reason: #"info.type "chat" is neither 1 or "call" (incoming call) nor 2 or "hangup" (hangup)"#)
+    ),
+    // The words app servers write for the two kinds, in any case.
+    (#"{"pushType":"call","callId":"w1"}"#, .call(IncomingCall(id: "w1"))),
+    (#"{"pushType":"INCOMING_CALL","callId":"w2"}"#, .call(IncomingCall(id: "w2"))),
+    (#"{"info":{"type":"hangup","callId":"w1"}}"#, .hangup(callID: "w1")),
+    (#"{"pushType":"Cancel","caller":"+4930123456"}"#, .hangupWithoutID(callerNumber: "+4930123456")),
     (#"{"act":1,"id":"x"}"#, .ignored(reason: "act 1 is not 4 (an alert that needs continuous vibration)")),
     (
       #"{"aps":{"content-available":1},"x":2}"#,
