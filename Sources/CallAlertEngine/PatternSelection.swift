@@ -22,7 +22,7 @@ struct PatternSelection: Equatable, Sendable {
       ?? (hint.isEmpty ? configuration.defaultPattern : .named(hint))
 
     let configured = configuration.boards.map(\.name)
-    let named = matching.first?.boards ?? []
+    let named = call.boards ?? matching.first?.boards ?? []
     let known = configured.filter { named.contains($0) }
     // A rule naming only boards that are not configured would ring nowhere and lose the call; ringing every
     // board is the safer reading of a configuration mistake.
