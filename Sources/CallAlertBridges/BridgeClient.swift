@@ -14,7 +14,7 @@ public actor BridgeClient<C: Clock> where C.Duration == Duration {
   public typealias SecretReader = @Sendable (_ path: String) throws -> String
 
   /// The source.
-  public let source: BridgeSource
+  public nonisolated let source: BridgeSource
   private let clock: C
   private let connector: Connector
   private let readSecret: SecretReader

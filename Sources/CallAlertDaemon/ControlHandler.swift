@@ -13,6 +13,8 @@ struct ControlHandler<C: Clock>: Sendable where C.Duration == Duration {
   let configuration: DaemonConfiguration
   let options: DaemonOptions
   let logger: Logger
+  /// The phone-system sources, for their health in `status`.
+  var bridges: BridgeService<C>? = nil
 
   func handle(_ line: String, lineNumber: Int, source: String) async -> String {
     await handle(Array(line.utf8), lineNumber: lineNumber, source: source)
@@ -44,7 +46,9 @@ struct ControlHandler<C: Clock>: Sendable where C.Duration == Duration {
     case .status:
       let snapshot = await service.snapshot()
       let infos = await service.boardInfos()
-      return ControlResponse.ok("status", StatusReport(snapshot, boardInfos: infos))
+      var report = StatusReport(snapshot, boardInfos: infos)
+      report.sources = await bridges?.health() ?? []
+      return ControlResponse.ok("status", report)
     case .history(let missedOnly, let limit):
       do {
         return ControlResponse.ok("calls", try await history.calls(missedOnly: missedOnly, limit: limit))
@@ -139,8 +143,10 @@ public struct StatusReport: Codable, Sendable {
   public var doNotDisturb: DoNotDisturb
   /// Every configured board.
   public var boards: [Board]
+  /// Every phone-system source, with its connection's health.
+  public var sources: [Source] = []
 
-  enum CodingKeys: String, CodingKey { case calls, missed, doNotDisturb = "do_not_disturb", boards }
+  enum CodingKeys: String, CodingKey { case calls, missed, doNotDisturb = "do_not_disturb", boards, sources }
 
   init(_ snapshot: EngineSnapshot, boardInfos: [String: BoardInfo]) {
     calls = snapshot.activeCalls.map {

@@ -125,12 +125,17 @@ public enum Daemon {
       logger.notice("closed \(closed) call(s) left ringing by an earlier run")
     }
     if let missed = try? history.unacknowledgedMissed() { await service.restoreMissed(missed) }
+    let bridges = BridgeService(
+      sources: configuration.sources, region: configuration.engine.defaultRegion, service: service,
+      clock: ContinuousClock(), logger: logger)
     let handler = ControlHandler(
-      service: service, history: writer, configuration: configuration, options: options, logger: logger)
+      service: service, history: writer, configuration: configuration, options: options, logger: logger,
+      bridges: bridges)
     let events = await service.subscribe()
     let format = configuration.eventsFormat
 
     var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+      .init(service: TaskService { await bridges.run() }),
       .init(
         service: TaskService {
           await service.run()

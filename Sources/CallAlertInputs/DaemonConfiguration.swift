@@ -1,3 +1,4 @@
+import CallAlertBridges
 import CallAlertEngine
 import Foundation
 
@@ -18,6 +19,8 @@ public struct DaemonConfiguration: Equatable, Sendable {
   public var patternsFile: String?
   /// Rules for push payload shapes the presets do not know, tried in order before the presets.
   public var pushRules: [PushRule]
+  /// Phone systems to listen to (FRITZ!Box call monitor, Asterisk AMI); see docs/SOURCES.md.
+  public var sources: [BridgeSource] = []
 
   /// The boards when the file lists none: one board, found automatically.
   public static let defaultBoards = [AlertBoard(name: "board", port: "auto")]
