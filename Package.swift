@@ -189,7 +189,7 @@ let package = Package(
       dependencies: [
         "CallAlertBridges", "CallAlertEngine", "CallAlertSerial", .product(name: "Clocks", package: "swift-clocks"),
       ],
-      resources: [.copy("Fixtures")],
+      exclude: ["Fixtures"],
       swiftSettings: strictSettings
     ),
     .testTarget(
