@@ -166,7 +166,7 @@ let package = Package(
     ),
     .testTarget(
       name: "CallAlertInputsTests",
-      dependencies: ["CallAlertInputs", "CallAlertEngine", "CallAlertProtocol"],
+      dependencies: ["CallAlertInputs", "CallAlertEngine", "CallAlertProtocol", "CallAlertBridges"],
       swiftSettings: strictSettings
     ),
     .testTarget(
