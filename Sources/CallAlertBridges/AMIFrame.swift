@@ -21,7 +21,8 @@ public struct AMIFrame: Equatable, Sendable {
 
   /// Frames are equal when their fields are, in order.
   public static func == (lhs: AMIFrame, rhs: AMIFrame) -> Bool {
-    lhs.fields.count == rhs.fields.count && zip(lhs.fields, rhs.fields).allSatisfy { $0.key == $1.key && $0.value == $1.value }
+    lhs.fields.count == rhs.fields.count
+      && zip(lhs.fields, rhs.fields).allSatisfy { $0.key == $1.key && $0.value == $1.value }
   }
 
   /// Reads one `Key: Value` line; the value's leading spaces are dropped.

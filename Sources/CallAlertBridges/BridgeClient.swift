@@ -126,7 +126,7 @@ public actor BridgeClient<C: Clock> where C.Duration == Duration {
       }
       return "the connection was closed by \(source.host):\(source.port)"
     } catch {
-      return "the connection was lost: \(error)"
+      return lost(error)
     }
   }
 
@@ -169,8 +169,16 @@ public actor BridgeClient<C: Clock> where C.Duration == Duration {
       }
       return "the connection was closed by \(source.host):\(source.port)"
     } catch {
-      return "the connection was lost: \(error)"
+      return lost(error)
     }
+  }
+
+  /// Why a connection ended: a closed one says so in words about a network, not a serial port.
+  private func lost(_ error: any Error) -> String {
+    if let error = error as? SerialPortError, error.code == .disconnected {
+      return "the connection was closed by \(source.host):\(source.port)"
+    }
+    return "the connection was lost: \(error)"
   }
 
   private func handle(_ notifications: [BridgeNotification]) async {

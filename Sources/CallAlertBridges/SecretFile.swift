@@ -23,7 +23,9 @@ public enum SecretFile {
       throw BridgeConnectError("secret file \(path): cannot be read as UTF-8 text up to 4 KiB")
     }
     let secret = String(text.prefix { $0 != "\n" && $0 != "\r" })
-    guard !secret.isEmpty else { throw BridgeConnectError("secret file \(path) is empty; put the AMI secret on its first line") }
+    guard !secret.isEmpty else {
+      throw BridgeConnectError("secret file \(path) is empty; put the AMI secret on its first line")
+    }
     return secret
   }
 }

@@ -103,7 +103,8 @@ public enum TCPConnector {
     #if canImport(Darwin)
       let descriptor = socket(address.family, SOCK_STREAM, 0)
     #else
-      let descriptor = socket(address.family, CInt(SOCK_STREAM.rawValue | SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
+      let descriptor = socket(
+        address.family, CInt(SOCK_STREAM.rawValue | SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
     #endif
     guard descriptor >= 0 else { throw BridgeConnectError("\(name): socket: \(String(cString: strerror(errno)))") }
     _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)

@@ -66,7 +66,9 @@ public final class BridgeService<C: Clock>: Sendable where C.Duration == Duratio
     case .connected(let text):
       logger.notice("source \(source): \(text)")
     case .failing(let reason, let retryIn):
-      logger.warning("source \(source): \(reason); next attempt in \(retryIn.formatted(.units(allowed: [.seconds, .milliseconds], width: .narrow)))")
+      logger.warning(
+        "source \(source): \(reason); next attempt in \(retryIn.formatted(.units(allowed: [.seconds, .milliseconds], width: .narrow)))"
+      )
     case .unreadable(let offset, let error):
       logger.warning("source \(source): skipped what could not be read at offset \(offset), \(error)")
     case .refused(let message):

@@ -9,7 +9,8 @@ struct PatternSelection: Equatable, Sendable {
 
   /// Chooses for `call`, whose caller is `number` in E.164 (nil when withheld).
   ///
-  /// The first rule that matches names the boards (none named: every board). The pattern comes from the first
+  /// The call's own boards (a phone-system source's filter chose them), else the first rule that matches names
+  /// the boards (none named: every board). The pattern comes from the first
   /// matching rule that has one, then the call's own hint, then the configuration's default, so a rule may
   /// route callers to boards and leave the pattern to a later, broader rule.
   init(for call: IncomingCall, number: String?, configuration: EngineConfiguration) {

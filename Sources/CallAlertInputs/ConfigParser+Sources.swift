@@ -38,7 +38,8 @@ extension ConfigParser {
       if let first = seen[source.name] {
         error(
           fields.value("name") ?? item, "\(path).name",
-          "source name '\(DisplayText.excerpt(source.name))' is already used by sources[\(first)]; names must be unique")
+          "source name '\(DisplayText.excerpt(source.name))' is already used by sources[\(first)]; names must be unique"
+        )
         valid = false
       }
       seen[source.name] = index
@@ -55,12 +56,15 @@ extension ConfigParser {
     if let node = fields.value("name") {
       name = nonEmptyText(node, "\(path).name")
       if let text = name,
-        !text.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0)) })
+        !text.unicodeScalars.allSatisfy({
+          $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0))
+        })
           || text.utf8.count > 32
       {
         error(
           node, "\(path).name",
-          "'\(DisplayText.excerpt(text))' is not a source name; use up to 32 letters, digits, '-', '_' or '.' (it starts call ids)")
+          "'\(DisplayText.excerpt(text))' is not a source name; use up to 32 letters, digits, '-', '_' or '.' (it starts call ids)"
+        )
         name = nil
       }
     } else {
@@ -153,7 +157,8 @@ extension ConfigParser {
     var valid = true
     for (index, item) in items.enumerated() {
       let path = "\(field)[\(index)]"
-      guard let fields = mapping(item, path, example: "'called:', 'lines:', 'extensions:', 'callers:', 'boards:'") else {
+      guard let fields = mapping(item, path, example: "'called:', 'lines:', 'extensions:', 'callers:', 'boards:'")
+      else {
         valid = false
         continue
       }

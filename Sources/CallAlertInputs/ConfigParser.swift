@@ -122,7 +122,8 @@ struct ConfigParser {
       }
     }
     if let node = section("push_rules"), let rules = pushRules(node) { config.pushRules = rules }
-    if let node = section("sources"), let sources = sources(node, region: engine.defaultRegion, boardNames: boardNames) {
+    if let node = section("sources"), let sources = sources(node, region: engine.defaultRegion, boardNames: boardNames)
+    {
       config.sources = sources
     }
     normaliseCallers(into: &engine)

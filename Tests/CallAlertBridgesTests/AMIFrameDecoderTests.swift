@@ -23,7 +23,8 @@ struct AMIFrameDecoderTests {
 
   @Test func aFrameThatDoesNotParseIsReportedWithItsOffsetAndTheStreamGoesOn() {
     var decoder = AMIFrameDecoder()
-    let text = "Asterisk Call Manager/5.0.1\r\nEvent: Newstate\r\nthis is no field\r\nChannel: x\r\n\r\nEvent: Hangup\r\n\r\n"
+    let text =
+      "Asterisk Call Manager/5.0.1\r\nEvent: Newstate\r\nthis is no field\r\nChannel: x\r\n\r\nEvent: Hangup\r\n\r\n"
     let items = decoder.feed(Array(text.utf8))
     #expect(items.count == 3)
     guard case .malformed(let offset, let error) = items[1] else { Issue.record("not reported: \(items)"); return }

@@ -17,7 +17,8 @@ struct BridgeRouterTests {
       router.route(.ringing(Self.call))
         == .input(.call(IncomingCall(id: "box:0/261123-214604", callerNumber: "030123456"))))
     #expect(router.route(.answered(callID: Self.call.id)) == .input(.answered(callID: "box:0/261123-214604")))
-    #expect(router.route(.ended(callID: Self.call.id, outcome: .completed)) == .input(.hangup(callID: "box:0/261123-214604")))
+    #expect(
+      router.route(.ended(callID: Self.call.id, outcome: .completed)) == .input(.hangup(callID: "box:0/261123-214604")))
     // Once ended, nothing more goes to the engine for it.
     #expect(router.route(.ended(callID: Self.call.id, outcome: .completed)) == .none)
   }
@@ -52,8 +53,10 @@ struct BridgeRouterTests {
     #expect(router.matches(filter, Self.call) == matches)
   }
 
-  @Test(arguments: [("201", "PJSIP/201", true), ("201", "201@ext-local", true), ("PJSIP/201", "pjsip/201", true),
-    ("20", "PJSIP/201", false), ("201@ext-local", "201@from-internal", false)])
+  @Test(arguments: [
+    ("201", "PJSIP/201", true), ("201", "201@ext-local", true), ("PJSIP/201", "pjsip/201", true),
+    ("20", "PJSIP/201", false), ("201@ext-local", "201@from-internal", false),
+  ])
   func extensionsMatchByTheirBareNumber(wanted: String, actual: String, matches: Bool) {
     let filter = BridgeFilter(extensions: [wanted])
     let router = BridgeRouter(source: Self.source([filter]), region: "US")

@@ -164,7 +164,9 @@ final class FakePhoneServer: Sendable {
   private func send(_ bytes: [UInt8], on connection: CInt) -> Bool {
     var sent = 0
     while sent < bytes.count {
-      let count = bytes[sent...].withUnsafeBytes { Glibc.send(connection, $0.baseAddress, $0.count, CInt(MSG_NOSIGNAL)) }
+      let count = bytes[sent...].withUnsafeBytes {
+        Glibc.send(connection, $0.baseAddress, $0.count, CInt(MSG_NOSIGNAL))
+      }
       guard count > 0 else { return false }
       sent += count
     }

@@ -52,7 +52,8 @@ enum PythonScript {
   }()
 
   /// Runs a script with `python3`; its exit status, standard output and standard error.
-  static func run(_ script: String, arguments: [String]) async throws -> (status: Int32, output: String, errors: String) {
+  static func run(_ script: String, arguments: [String]) async throws -> (status: Int32, output: String, errors: String)
+  {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = ["python3", root.appendingPathComponent(script).path] + arguments

@@ -10,7 +10,8 @@ import Testing
   struct Folder {
     let path: String
     init() throws {
-      path = FileManager.default.temporaryDirectory.appendingPathComponent("sources-\(UUID().uuidString.prefix(8))")
+      path =
+        FileManager.default.temporaryDirectory.appendingPathComponent("sources-\(UUID().uuidString.prefix(8))")
         .path
       try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
       try "a-long-random-secret\n".write(toFile: path + "/ami.secret", atomically: false, encoding: .utf8)
