@@ -135,7 +135,8 @@ public enum Daemon {
     let format = configuration.eventsFormat
 
     var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-      .init(service: TaskService { await bridges.run() }),
+      // With no sources it returns at once, and the daemon goes on without it.
+      .init(service: TaskService { await bridges.run() }, successTerminationBehavior: .ignore),
       .init(
         service: TaskService {
           await service.run()
