@@ -80,8 +80,8 @@ bench: deps
 soak: deps
 	@Tools/scripts/soak.sh
 
-## fuzz: libFuzzer over the stream decoder, the pattern file parser and push payloads / control lines, FUZZ_SECONDS
-## (default 60) each; FUZZ_TARGETS="decoder patterns push" picks some
+## fuzz: libFuzzer over the stream decoder, the pattern file parser, push payloads / control lines, and the FRITZ!Box
+## and AMI streams, FUZZ_SECONDS (default 60) each; FUZZ_TARGETS="decoder patterns push fritzbox ami" picks some
 fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) Tools/scripts/fuzz.sh
 

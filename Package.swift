@@ -57,8 +57,13 @@ let package = Package(
     .target(name: "CallAlertEngine", dependencies: ["CallAlertProtocol"], swiftSettings: strictSettings),
     .target(
       name: "CallAlertInputs",
-      dependencies: ["CallAlertEngine", "CallAlertProtocol", .product(name: "Yams", package: "Yams")],
+      dependencies: [
+        "CallAlertEngine", "CallAlertProtocol", "CallAlertBridges", .product(name: "Yams", package: "Yams"),
+      ],
       swiftSettings: strictSettings),
+    // Host: phone systems as sources of calls (FRITZ!Box call monitor, Asterisk AMI): parsers, trackers, clients.
+    .target(
+      name: "CallAlertBridges", dependencies: ["CallAlertEngine", "CallAlertSerial"], swiftSettings: strictSettings),
     .target(
       name: "CallAlertHistory",
       dependencies: ["CallAlertEngine", .product(name: "GRDB", package: "GRDB.swift")],
@@ -69,7 +74,7 @@ let package = Package(
       name: "CallAlertDaemon",
       dependencies: [
         "CallAlertEngine", "CallAlertInputs", "CallAlertHistory", "CallAlertClient", "CallAlertSerial",
-        "CallAlertPatterns", "CallAlertProtocol", "CallAlertVirtualBoard", "CallAlertBoardCore",
+        "CallAlertPatterns", "CallAlertProtocol", "CallAlertVirtualBoard", "CallAlertBoardCore", "CallAlertBridges",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "UnixSignals", package: "swift-service-lifecycle"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -110,6 +115,11 @@ let package = Package(
     .executableTarget(
       name: "callalert-fuzz-push", dependencies: ["CallAlertFuzzDriver", "CallAlertInputs", "CallAlertEngine"],
       path: "Tools/fuzz-push"),
+    .executableTarget(
+      name: "callalert-fuzz-fritzbox", dependencies: ["CallAlertFuzzDriver", "CallAlertBridges"],
+      path: "Tools/fuzz-fritzbox"),
+    .executableTarget(
+      name: "callalert-fuzz-ami", dependencies: ["CallAlertFuzzDriver", "CallAlertBridges"], path: "Tools/fuzz-ami"),
 
     // Benchmarks and the reliability soak (`make bench`, `make soak`); the C target counts heap allocations
     // by interposing malloc and its relatives in the bench executable (glibc only).
@@ -167,7 +177,7 @@ let package = Package(
     ),
     .testTarget(
       name: "CallAlertInputsTests",
-      dependencies: ["CallAlertInputs", "CallAlertEngine", "CallAlertProtocol"],
+      dependencies: ["CallAlertInputs", "CallAlertEngine", "CallAlertProtocol", "CallAlertBridges"],
       swiftSettings: strictSettings
     ),
     .testTarget(
@@ -191,6 +201,14 @@ let package = Package(
       dependencies: [
         "CallAlertDoctor", "CallAlertInputs", "CallAlertProtocol", "CallAlertDaemon", "CallAlertSerial",
         "CallAlertPatterns", "CallAlertEngine",
+      ],
+      exclude: ["Fixtures"],
+      swiftSettings: strictSettings
+    ),
+    .testTarget(
+      name: "CallAlertBridgesTests",
+      dependencies: [
+        "CallAlertBridges", "CallAlertEngine", "CallAlertSerial", .product(name: "Clocks", package: "swift-clocks"),
       ],
       exclude: ["Fixtures"],
       swiftSettings: strictSettings

@@ -14,6 +14,8 @@ struct ControlHandler<C: Clock>: Sendable where C.Duration == Duration {
   let logger: Logger
   /// The configuration in force (reloads replace it).
   var configuration: DaemonConfiguration { reloader.current }
+  /// The phone-system sources, for their health in `status`.
+  var bridges: BridgeService<C>? = nil
 
   func handle(_ line: String, lineNumber: Int, source: String) async -> String {
     await handle(Array(line.utf8), lineNumber: lineNumber, source: source)
@@ -46,8 +48,9 @@ struct ControlHandler<C: Clock>: Sendable where C.Duration == Duration {
       let snapshot = await service.snapshot()
       let infos = await service.boardInfos()
       let links = await service.boardLinks()
-      return ControlResponse.ok(
-        "status", StatusReport(snapshot, boardInfos: infos, boardLinks: links, history: history.health))
+      var report = StatusReport(snapshot, boardInfos: infos, boardLinks: links, history: history.health)
+      report.sources = await bridges?.health()
+      return ControlResponse.ok("status", report)
     case .history(let missedOnly, let limit):
       // Never ok while records wait in memory or were lost: the calls read, and what is missing.
       return await history.calls(missedOnly: missedOnly, limit: limit).controlLine
@@ -142,8 +145,12 @@ public struct StatusReport: Codable, Sendable {
   public var boards: [Board]
   /// Whether the call history is written (`ok`) or `degraded`, with its pending and lost records.
   public var history: HistoryHealth?
+  /// Every phone-system source, with its connection's health.
+  public var sources: [Source]?
 
-  enum CodingKeys: String, CodingKey { case calls, missed, doNotDisturb = "do_not_disturb", boards, history }
+  enum CodingKeys: String, CodingKey {
+    case calls, missed, doNotDisturb = "do_not_disturb", boards, history, sources
+  }
 
   init(
     _ snapshot: EngineSnapshot, boardInfos: [String: BoardInfo], boardLinks: [String: String] = [:],

@@ -157,7 +157,11 @@ public enum Daemon {
     let reloader = ConfigurationReloader(configuration, options: options, logger: logger) { reloaded in
       await service.reconfigure(reloaded.engine)
     }
-    let handler = ControlHandler(service: service, history: writer, reloader: reloader, logger: logger)
+    let bridges = BridgeService(
+      sources: configuration.sources, region: configuration.engine.defaultRegion, service: service,
+      clock: ContinuousClock(), logger: logger)
+    let handler = ControlHandler(
+      service: service, history: writer, reloader: reloader, logger: logger, bridges: bridges)
     let events = await service.subscribe()
 
     // In-process boards come first: a group stops its services last to first, so they outlive the STOPs (and
@@ -167,6 +171,11 @@ public enum Daemon {
         service: TaskService {
           _ = try? await runner.run(); await TaskService.untilCancelled()
         })
+    }
+    if !configuration.sources.isEmpty {
+      // Only with sources: a service that returned at once could race a shutdown begun just then, which the
+      // group reports as a service that finished unexpectedly.
+      services.append(.init(service: TaskService { await bridges.run() }, successTerminationBehavior: .ignore))
     }
     services += [
       .init(

@@ -39,11 +39,13 @@ public struct IncomingCall: Equatable, Codable, Sendable {
   public var level: InterruptionLevel
   /// A pattern name the sender suggests (used when no rule picks one).
   public var patternHint: String?
+  /// The boards the call's source chose (a phone-system bridge's filter); nil: the pattern rules choose.
+  public var boards: [String]?
 
   /// Creates a call.
   public init(
     id: String, callerNumber: String? = nil, callerName: String? = nil, sentAt: Date? = nil,
-    level: InterruptionLevel = .active, patternHint: String? = nil
+    level: InterruptionLevel = .active, patternHint: String? = nil, boards: [String]? = nil
   ) {
     self.id = id
     self.callerNumber = callerNumber
@@ -51,6 +53,7 @@ public struct IncomingCall: Equatable, Codable, Sendable {
     self.sentAt = sentAt
     self.level = level
     self.patternHint = patternHint
+    self.boards = boards
   }
 }
 

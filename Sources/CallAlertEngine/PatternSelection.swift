@@ -11,7 +11,8 @@ struct PatternSelection: Equatable, Sendable {
 
   /// Chooses for `call`, whose caller is `number` in E.164 (nil when withheld).
   ///
-  /// The first rule that matches names the boards (none named: every board). The pattern comes from the first
+  /// The call's own boards (a phone-system source's filter chose them), else the first rule that matches names
+  /// the boards (none named: every board). The pattern comes from the first
   /// matching rule that has one, then the call's own hint, then the configuration's default, so a rule may
   /// route callers to boards and leave the pattern to a later, broader rule.
   init(for call: IncomingCall, number: String?, configuration: EngineConfiguration) {
@@ -26,7 +27,7 @@ struct PatternSelection: Equatable, Sendable {
     buzzerOnly = matching.lazy.compactMap(\.buzzerOnly).first ?? false
 
     let configured = configuration.boards.map(\.name)
-    let named = matching.first?.boards ?? []
+    let named = call.boards ?? matching.first?.boards ?? []
     let known = configured.filter { named.contains($0) }
     // A rule naming only boards that are not configured would ring nowhere and lose the call; ringing every
     // board is the safer reading of a configuration mistake.

@@ -43,7 +43,7 @@ struct ConfigParser {
   /// The sections a file may have.
   static let sections = [
     "cap", "tombstone", "boards", "patterns", "do_not_disturb", "region", "missed_indicator", "socket", "history",
-    "events", "push_rules",
+    "events", "push_rules", "sources",
   ]
 
   init(file: String, environment: [String: String], userID: UInt32) {
@@ -129,6 +129,10 @@ struct ConfigParser {
       }
     }
     if let node = section("push_rules"), let rules = pushRules(node) { config.pushRules = rules }
+    if let node = section("sources"), let sources = sources(node, region: engine.defaultRegion, boardNames: boardNames)
+    {
+      config.sources = sources
+    }
     normaliseCallers(into: &engine)
     config.engine = engine
     config.patternNameUses = patternNameUses

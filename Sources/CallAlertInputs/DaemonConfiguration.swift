@@ -1,3 +1,4 @@
+import CallAlertBridges
 import CallAlertEngine
 import Foundation
 
@@ -26,6 +27,8 @@ public struct DaemonConfiguration: Equatable, Sendable {
   /// The pattern names the file uses (`patterns.default`, rules), with their places; see
   /// ``unknownPatternNames(known:)``.
   public var patternNameUses: [PatternNameUse] = []
+  /// Phone systems to listen to (FRITZ!Box call monitor, Asterisk AMI); see docs/SOURCES.md.
+  public var sources: [BridgeSource] = []
 
   /// The boards when the file lists none: one board, found automatically.
   public static let defaultBoards = [AlertBoard(name: "board", port: "auto")]

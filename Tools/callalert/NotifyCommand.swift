@@ -193,6 +193,7 @@ extension CallAlertCommand {
         let playing = board["playing_call"].map { ", ringing \(shown($0))" } ?? ""
         print("board \(shown(board["name"])): \(state)\(serial)\(playing)")
       }
+      for source in status["sources"] as? [[String: Any]] ?? [] { print(SourceLine.text(source)) }
       let calls = status["calls"] as? [[String: Any]] ?? []
       print(calls.isEmpty ? "no call ringing" : "ringing:")
       for call in calls {

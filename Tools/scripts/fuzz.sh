@@ -6,6 +6,11 @@
 #             from the YAML examples in docs/PATTERNS.md
 #   push      push payloads and control lines (callalert-fuzz-push), seeded from the JSON in docs/PUSH.md and
 #             docs/CONFIG.md; an input's first byte picks the parser (even: push payload, odd: control line)
+#   fritzbox  the FRITZ!Box call monitor line decoder, parser, call tracker and router (callalert-fuzz-fritzbox),
+#             seeded from Tests/CallAlertBridgesTests/Fixtures/fritzbox-*.txt
+#   ami       the Asterisk Manager Interface frame decoder, call tracker and router (callalert-fuzz-ami), seeded
+#             from Tests/CallAlertBridgesTests/Fixtures/ami-*.txt
+#   (for both, an input's first byte says where the stream is cut in two chunks)
 # FUZZ_TARGETS="decoder push" runs a subset. The long mode, FUZZ_RUNS=10000000 (`make fuzz-long`), runs each
 # target for that many executions instead of a time. Each target keeps its corpus and crashing inputs in
 # fuzz-artifacts/<target>/; replay one with the plain build: swift run callalert-fuzz-<target> <file>.
@@ -13,13 +18,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${FUZZ_SECONDS:-60}
-targets=${FUZZ_TARGETS:-decoder patterns push}
+targets=${FUZZ_TARGETS:-decoder patterns push fritzbox ami}
 scratch=.build-fuzz
 
 for target in $targets; do
   case $target in
-    decoder | patterns | push) ;;
-    *) echo "fuzz: unknown target $target (decoder, patterns, push)" >&2; exit 2 ;;
+    decoder | patterns | push | fritzbox | ami) ;;
+    *) echo "fuzz: unknown target $target (decoder, patterns, push, fritzbox, ami)" >&2; exit 2 ;;
   esac
   swift build --scratch-path "$scratch" -c release --product "callalert-fuzz-$target" \
     -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING -Xswiftc -use-ld=lld
@@ -74,6 +79,12 @@ elif target == "push":
                  '{"type":"hangup","id":"c1"}', '{"type":"status"}', '{"type":"history","missed":true,"limit":5}',
                  '{"type":"dnd","mode":"on"}'):
         save(b"\x01" + line.encode())
+elif target in ("fritzbox", "ami"):
+    # The fixtures' protocol lines (comments, '?' and '!' lines dropped), cut after byte 64.
+    ending = b"\r\n" if target == "ami" else b"\n"
+    for path in sorted(pathlib.Path("Tests/CallAlertBridgesTests/Fixtures").glob(target + "-*.txt")):
+        lines = [l for l in path.read_text().splitlines() if not l.startswith(("#", "?", "!"))]
+        save(bytes([64]) + b"".join(l.encode() + ending for l in lines))
 PY
 }
 

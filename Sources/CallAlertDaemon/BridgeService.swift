@@ -1,0 +1,105 @@
+import CallAlertBridges
+import CallAlertEngine
+import CallAlertInputs
+import Foundation
+import Logging
+
+/// The phone systems of the config's `sources:` (FRITZ!Box call monitor, Asterisk AMI): one client each,
+/// feeding the alert service, logging what each does under its name, and reporting each one's health for
+/// `callalert status`.
+public final class BridgeService<C: Clock>: Sendable where C.Duration == Duration {
+  private let clients: [BridgeClient<C>]
+
+  /// Creates a client for each source; calls go to `service` in the order each source sent them.
+  ///
+  /// - Parameter connector: how connections are opened; TCP in the daemon.
+  public init(
+    sources: [BridgeSource], region: String, service: AlertService<C>, clock: C, logger: Logger,
+    connector: @escaping BridgeClient<C>.Connector = { host, port in
+      try await TCPConnector.connect(host: host, port: port)
+    }
+  ) {
+    clients = sources.map { source in
+      let name = source.name
+      return BridgeClient(
+        source: source, region: region, clock: clock, connector: connector,
+        deliver: { input in
+          for event in await service.submit(input) {
+            if case .ignored(let id, let reason) = event {
+              logger.info("source \(name): the engine ignored \(id): \(reason.rawValue)")
+            }
+          }
+        },
+        report: { report in Self.log(report, source: name, logger: logger) })
+    }
+  }
+
+  /// Runs every client until cancelled.
+  public func run() async {
+    await withTaskGroup(of: Void.self) { group in
+      for client in clients { group.addTask { await client.run() } }
+    }
+  }
+
+  /// Each source's health, in the config's order.
+  public func health() async -> [StatusReport.Source] {
+    var sources: [StatusReport.Source] = []
+    for client in clients {
+      let health = await client.health
+      let source = client.source
+      sources.append(
+        StatusReport.Source(
+          name: source.name, kind: source.kind.rawValue, address: "\(source.host):\(source.port)",
+          state: health.state.rawValue, reason: health.reason,
+          nextAttemptMs: health.nextAttemptIn.map { Self.milliseconds($0) }, failures: health.failures))
+    }
+    return sources
+  }
+
+  private static func milliseconds(_ duration: Duration) -> UInt64 {
+    let (seconds, attoseconds) = duration.components
+    return UInt64(max(0, seconds)) * 1_000 + UInt64(max(0, attoseconds)) / 1_000_000_000_000_000
+  }
+
+  private static func log(_ report: BridgeReport, source: String, logger: Logger) {
+    switch report {
+    case .connected(let text):
+      logger.notice("source \(source): \(text)")
+    case .failing(let reason, let retryIn):
+      logger.warning(
+        "source \(source): \(reason); next attempt in \(retryIn.formatted(.units(allowed: [.seconds, .milliseconds], width: .narrow)))"
+      )
+    case .unreadable(let offset, let error):
+      logger.warning("source \(source): skipped what could not be read at offset \(offset), \(error)")
+    case .refused(let message):
+      logger.warning("source \(source): the phone system answered with an error: \(message)")
+    case .notification(let notification):
+      logger.debug("source \(source): \(notification)")
+    case .held(let why):
+      logger.info("source \(source): not ringing: \(why)")
+    }
+  }
+}
+
+extension StatusReport {
+  /// A phone-system source and how its connection is doing.
+  public struct Source: Codable, Sendable {
+    /// Its name in the config.
+    public var name: String
+    /// `fritzbox` or `ami`.
+    public var kind: String
+    /// `host:port`.
+    public var address: String
+    /// `connecting`, `connected` or `failing`.
+    public var state: String
+    /// Why it is failing.
+    public var reason: String?
+    /// Milliseconds until the next attempt, while failing.
+    public var nextAttemptMs: UInt64?
+    /// Attempts that failed in a row.
+    public var failures: Int
+    enum CodingKeys: String, CodingKey {
+      case name, kind, address, state, reason, nextAttemptMs = "next_attempt_ms", failures
+    }
+  }
+}
