@@ -58,12 +58,13 @@ public struct BridgeRouter: Sendable {
     case .answered(let callID):
       let id = engineID(callID)
       return admitted.contains(id) ? .input(.answered(callID: id)) : .none
-    case .ended(let callID, _):
-      // Missed or completed, the engine is told the caller is gone; after an answer it has nothing left to stop.
+    case .ended(let callID, let outcome):
+      // A call nobody answered is missed, as a phone counts it; after an answer the engine has nothing left
+      // to stop, and a plain hangup says so.
       let id = engineID(callID)
       guard let index = admitted.firstIndex(of: id) else { return .none }
       admitted.remove(at: index)
-      return .input(.hangup(callID: id))
+      return .input(outcome == .missed ? .unanswered(callID: id) : .hangup(callID: id))
     }
   }
 

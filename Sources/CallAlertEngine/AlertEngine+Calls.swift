@@ -81,6 +81,17 @@ extension AlertEngine {
     }
   }
 
+  /// The caller gave up before an answer: the call stops and is missed (the indicator blinks until
+  /// acknowledged). For an unknown id, as for a hangup, a tombstone is kept.
+  mutating func unanswered(_ id: String, at now: EngineTime, into effects: inout [EngineEffect]) {
+    guard let call = calls.first(where: { $0.id == id })?.call else {
+      end(id, reason: .unanswered, at: now, into: &effects)
+      return
+    }
+    end(id, reason: .unanswered, at: now, into: &effects)
+    addMissed(call, reason: .unanswered, into: &effects)
+  }
+
   /// Stops every active call (answered everywhere, or acknowledged); none of them counts as missed.
   mutating func endAll(reason: StopReason, at now: EngineTime, into effects: inout [EngineEffect]) {
     guard !calls.isEmpty else { return }

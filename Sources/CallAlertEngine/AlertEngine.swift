@@ -58,6 +58,8 @@ public struct AlertEngine: Sendable {
       end(id, reason: .hangup, at: now, into: &effects)
     case .answered(let id?):
       end(id, reason: .answered, at: now, into: &effects)
+    case .unanswered(let id):
+      unanswered(id, at: now, into: &effects)
     case .answered(nil):
       endAll(reason: .answered, at: now, into: &effects)
     case .acknowledge(let board):

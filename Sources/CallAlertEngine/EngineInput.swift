@@ -8,6 +8,10 @@ public enum EngineInput: Equatable, Sendable {
   case hangup(callID: String)
   /// The call was answered somewhere; nil: every call.
   case answered(callID: String?)
+  /// The caller gave up before anyone answered (a phone system's cancel, a FRITZ!Box DISCONNECT without
+  /// CONNECT): the ring stops and the call is missed, as a phone counts it. A plain ``hangup(callID:)`` says
+  /// only that the caller is gone, for sources that cannot tell an answer from a give-up.
+  case unanswered(callID: String)
   /// Someone acknowledged: the board's button (which board) or the command line (nil). Stops every
   /// ringing call; with nothing ringing, clears the missed-call indicator.
   case acknowledge(board: String?)
@@ -84,6 +88,8 @@ public enum StopReason: String, Equatable, Sendable {
   case acknowledged
   /// Its cap was reached.
   case cap
+  /// The caller gave up before anyone answered.
+  case unanswered
   /// Every board it rang on was lost (it rings again if one returns within the cap).
   case boardLost = "board-lost"
 }
@@ -96,6 +102,8 @@ public enum MissedReason: String, Equatable, Sendable {
   case suppressed
   /// It arrived after its cap.
   case tooLate = "too-late"
+  /// The caller gave up before anyone answered.
+  case unanswered
 }
 
 /// Why a notification changed nothing.

@@ -139,7 +139,7 @@ public final class CallHistory: Sendable {
         case .hangup: outcome = .hungUp
         case .answered: outcome = .answered
         case .acknowledged: outcome = .acknowledged
-        case .cap: outcome = .missed
+        case .cap, .unanswered: outcome = .missed
         }
         try db.execute(
           sql: "UPDATE calls SET outcome = ?, reason = ?, ended_at = ?, missed = missed OR ? WHERE rowid = ?",
@@ -156,7 +156,7 @@ public final class CallHistory: Sendable {
             arguments: [date, reason.rawValue, rowID])
         } else {
           try Self.insert(
-            db, call, at: date, outcome: reason == .cap ? .missed : .suppressed, reason: reason.rawValue, endedAt: date,
+            db, call, at: date, outcome: reason == .cap || reason == .unanswered ? .missed : .suppressed, reason: reason.rawValue, endedAt: date,
             missed: true)
         }
       case .missedAcknowledged:

@@ -71,7 +71,7 @@ public struct RequestOutcome: Equatable, Sendable {
         }
       }
       return RequestOutcome(.ok, callID: call.id)
-    case .hangup(let id), .answered(let id?):
+    case .hangup(let id), .answered(let id?), .unanswered(let id):
       for event in events {
         switch event {
         case .stopped(let stopped, _) where stopped == id: return RequestOutcome(.stopped, callID: id)

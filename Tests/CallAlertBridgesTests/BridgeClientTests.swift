@@ -118,7 +118,7 @@ struct BridgeClientTests {
     await clock.advance(by: delay)
     #expect(await Self.nextReport(&reports) == .connected("connected to fritz.box:1012"))
     try await secondBox.write(Array("23.11.26 22:10:45;RING;0;089555111;987654;SIP0;\n".utf8))
-    #expect(await inputs.next() == .hangup(callID: "box:0/261123-221000"))
+    #expect(await inputs.next() == .unanswered(callID: "box:0/261123-221000"))
     #expect(await inputs.next() == .call(IncomingCall(id: "box:0/261123-221045", callerNumber: "089555111")))
     running.cancel()
     await running.value

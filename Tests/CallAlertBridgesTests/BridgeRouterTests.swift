@@ -23,6 +23,15 @@ struct BridgeRouterTests {
     #expect(router.route(.ended(callID: Self.call.id, outcome: .completed)) == .none)
   }
 
+  /// A call nobody answered (a DISCONNECT without CONNECT, a DialEnd CANCEL) is missed, as a phone counts it.
+  @Test func aCallTheCallerGaveUpOnIsUnanswered() {
+    var router = BridgeRouter(source: Self.source([]), region: "DE")
+    _ = router.route(.ringing(Self.call))
+    #expect(
+      router.route(.ended(callID: Self.call.id, outcome: .missed)) == .input(.unanswered(callID: "box:0/261123-214604"))
+    )
+  }
+
   @Test func theFirstMatchingFilterChoosesBoardsAndPattern() {
     let filters = [
       BridgeFilter(lines: ["POTS"], boards: ["bed"]),

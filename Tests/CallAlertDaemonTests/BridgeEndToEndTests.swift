@@ -23,19 +23,19 @@ struct BridgeEndToEndTests {
 
   static let flows = [
     Flow(file: "fritzbox-ring-answered.txt", outcomes: [("0/261123-214604", "answered")]),
-    Flow(file: "fritzbox-ring-cancelled.txt", outcomes: [("1/261123-214800", "hung-up")]),
+    Flow(file: "fritzbox-ring-cancelled.txt", outcomes: [("1/261123-214800", "missed")]),
     Flow(file: "fritzbox-ring-to-cap.txt", outcomes: [("2/261123-215000", "missed")]),
     Flow(
-      file: "fritzbox-two-overlapping.txt", outcomes: [("0/261123-220000", "answered"), ("1/261123-220003", "hung-up")]),
+      file: "fritzbox-two-overlapping.txt", outcomes: [("0/261123-220000", "answered"), ("1/261123-220003", "missed")]),
     Flow(
-      file: "fritzbox-server-restart.txt", outcomes: [("0/261123-221000", "hung-up"), ("0/261123-221045", "answered")]),
+      file: "fritzbox-server-restart.txt", outcomes: [("0/261123-221000", "missed"), ("0/261123-221045", "answered")]),
     Flow(file: "ami-ring-answered.txt", outcomes: [("1700000000.1", "answered")]),
-    Flow(file: "ami-ring-cancelled.txt", outcomes: [("1700000100.3", "hung-up")]),
+    Flow(file: "ami-ring-cancelled.txt", outcomes: [("1700000100.3", "missed")]),
     Flow(file: "ami-ring-to-cap.txt", outcomes: [("1700000200.5", "missed")]),
-    Flow(file: "ami-two-overlapping.txt", outcomes: [("1700000300.10", "answered"), ("1700000301.12", "hung-up")]),
+    Flow(file: "ami-two-overlapping.txt", outcomes: [("1700000300.10", "answered"), ("1700000301.12", "missed")]),
     Flow(file: "ami-transfer.txt", outcomes: [("1700000400.20", "answered"), ("1700000400.20#2", "answered")]),
-    Flow(file: "ami-server-restart.txt", outcomes: [("1700000500.30", "missed"), ("1700000600.1", "hung-up")]),
-    Flow(file: "ami-hints.txt", outcomes: [("201@ext-local#1", "answered"), ("201@ext-local#2", "hung-up")]),
+    Flow(file: "ami-server-restart.txt", outcomes: [("1700000500.30", "missed"), ("1700000600.1", "missed")]),
+    Flow(file: "ami-hints.txt", outcomes: [("201@ext-local#1", "answered"), ("201@ext-local#2", "missed")]),
   ]
 
   /// The config of ``DaemonEndToEndTests/Setup`` with a 2 s cap and one source on the fake server.
@@ -76,7 +76,7 @@ struct BridgeEndToEndTests {
       case "ringing": return (id, [#""event":"ringing""#])
       case "answered": return (id, [#""event":"stopped""#, #""reason":"answered""#])
       case "ended" where parts[2] == "missed" && !stopped.contains(id):
-        return (id, [#""event":"stopped""#, #""reason":"hangup""#])
+        return (id, [#""event":"stopped""#, #""reason":"unanswered""#])
       default: return nil
       }
     case .cap(let call): return ("box:" + call, [#""event":"missed""#, #""reason":"cap""#])

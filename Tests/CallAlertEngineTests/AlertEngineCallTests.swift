@@ -146,6 +146,23 @@ import Testing
     #expect(engine.handle(.hangup(callID: "c1"), at: t(31_000)).isEmpty)
   }
 
+  /// The caller gave up before anyone answered: the ring stops and the call is missed, its indicator on.
+  @Test func anUnansweredCallStopsAndIsMissed() {
+    var engine = makeEngine()
+    let incoming = call("c1", from: "+14155550100")
+    _ = engine.handle(.call(incoming), at: t(0))
+    let effects = engine.handle(.unanswered(callID: "c1"), at: t(2_000))
+    #expect(effects.contains(.event(.stopped(callID: "c1", reason: .unanswered))))
+    #expect(effects.contains(.stop(board: "board", token: 1)))
+    #expect(effects.contains(.event(.missed(incoming, reason: .unanswered))))
+    #expect(
+      effects.contains {
+        if case .indicator(board: "board", let setting) = $0 { setting.mode == .blink } else { false }
+      })
+    #expect(engine.snapshot(at: t(2_000)).missedCalls.map(\.id) == ["c1"])
+    #expect(engine.snapshot(at: t(2_000)).activeCalls.isEmpty)
+  }
+
   /// (input, the stop reason): a hangup or answer stops that call and it is not missed.
   static let enders: [(EngineInput, StopReason)] = [
     (.hangup(callID: "c1"), .hangup), (.answered(callID: "c1"), .answered),
