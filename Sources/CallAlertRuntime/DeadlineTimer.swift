@@ -19,7 +19,7 @@ public final class DeadlineTimer<C: Clock>: Sendable where C.Duration == Duratio
   private struct State {
     /// The deadline, nil when none.
     var target: C.Instant?
-    /// Bumped when the deadline moves earlier (or appears): a sleeping loop must wake for it.
+    /// Bumped when the deadline moves earlier (or appears), or the loop's sleep ends: the loop must look again.
     var generation: UInt64 = 0
     /// The loop, while it waits for the deadline to move.
     var waiter: CheckedContinuation<Void, Never>?
@@ -73,11 +73,15 @@ public final class DeadlineTimer<C: Clock>: Sendable where C.Duration == Duratio
         continue
       }
       if clock.now < target {
+        // The sleep is a child so that an earlier deadline can end it; the loop itself waits for whichever
+        // comes first, the sleep's end (which wakes it like a change) or the change, without a task hop more.
         let clock = self.clock
         await withTaskGroup(of: Void.self) { group in
-          group.addTask { try? await clock.sleep(until: target, tolerance: nil) }
-          group.addTask { await self.changed(since: generation) }
-          await group.next()
+          group.addTask {
+            do { try await clock.sleep(until: target, tolerance: nil) } catch { return }
+            self.wake()
+          }
+          await changed(since: generation)
           group.cancelAll()
         }
         continue  // due now, moved earlier, or cancelled: look again
@@ -89,6 +93,16 @@ public final class DeadlineTimer<C: Clock>: Sendable where C.Duration == Duratio
       }
       if due { await onDeadline() }
     }
+  }
+
+  /// Wakes the loop as if the deadline had moved (its sleep ended).
+  private func wake() {
+    let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+      state.generation &+= 1
+      defer { state.waiter = nil }
+      return state.waiter
+    }
+    waiter?.resume()
   }
 
   /// Returns once the deadline moved earlier than it was at `generation`, or the task is cancelled.
