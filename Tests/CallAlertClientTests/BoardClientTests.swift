@@ -23,7 +23,10 @@ struct BoardClientTests {
     try await rig.client.connect()
     #expect(try await rig.client.send(.ping([1, 0, 2])) == .pong([1, 0, 2]))
     #expect(try await rig.client.send(.getInfo) != .ok)
-    #expect(try await rig.client.play(PlayRequest(token: 5, capMs: 40_000, source: .inline(shortBeep))) == 30_000)
+    // A beep long enough to be still playing when STOP comes, however slow the machine (a 40 ms one could
+    // end first under load, and STOP would then stop nothing).
+    let longBeep = Pattern(steps: [PatternStep(durationMs: 20_000, buzzerHz: 2_000, buzzerVolume: 90)])
+    #expect(try await rig.client.play(PlayRequest(token: 5, capMs: 40_000, source: .inline(longBeep))) == 30_000)
     #expect(await rig.client.playingTokens == [5])
     #expect(try await rig.client.stop(token: 5) == 1)
     #expect(try await rig.client.stop(token: 5) == 0)
