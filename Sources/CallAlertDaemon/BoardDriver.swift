@@ -93,7 +93,7 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
     summaryTimer?.cancel()
     tableSync?.cancel()
     if let client {
-      _ = try? await client.stop()
+      do { try await client.stop() } catch { logger.notice("board \(name): STOP at shutdown failed: \(error)") }
       await client.close()
     }
     commands.finish()
@@ -116,7 +116,11 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
         attempt = client
         let info = try await client.connect()
         // A board left ringing by a daemon that died keeps ringing until its lease lapses: report it.
-        let playing = try? await client.status().token
+        let playing: UInt32?
+        do { playing = try await client.status().token } catch {
+          logger.notice("board \(name): status after connecting failed, taking it for idle: \(error)")
+          playing = nil
+        }
         self.client = client
         connected(info)
         await submit(.boardBack(board: name, playing: playing))
