@@ -30,9 +30,13 @@ let package = Package(
     .target(name: "CallAlertProtocol", swiftSettings: strictSettings),
     .target(name: "CallAlertBoardCore", dependencies: ["CallAlertProtocol"], swiftSettings: strictSettings),
 
+    // Host: driving pure state machines against a clock (one long-lived deadline), and the retry backoff.
+    .target(name: "CallAlertRuntime", swiftSettings: strictSettings),
+
     // Host: the board core on virtual hardware, and simulated wires.
     .target(
-      name: "CallAlertVirtualBoard", dependencies: ["CallAlertBoardCore", "CallAlertProtocol", "CallAlertSerial"],
+      name: "CallAlertVirtualBoard",
+      dependencies: ["CallAlertBoardCore", "CallAlertProtocol", "CallAlertRuntime", "CallAlertSerial"],
       swiftSettings: strictSettings),
 
     // Host: pattern files (YAML), ring cadences, RTTTL, vibration waveforms; compiled to the table format.
@@ -51,7 +55,8 @@ let package = Package(
 
     // Host: a connection to one board (handshake, commands, events, lease, reboot and unplug recovery).
     .target(
-      name: "CallAlertClient", dependencies: ["CallAlertProtocol", "CallAlertSerial"], swiftSettings: strictSettings),
+      name: "CallAlertClient", dependencies: ["CallAlertProtocol", "CallAlertRuntime", "CallAlertSerial"],
+      swiftSettings: strictSettings),
 
     // Host: the alert engine (pure state machine), its configuration and inputs.
     .target(name: "CallAlertEngine", dependencies: ["CallAlertProtocol"], swiftSettings: strictSettings),
@@ -74,7 +79,8 @@ let package = Package(
       name: "CallAlertDaemon",
       dependencies: [
         "CallAlertEngine", "CallAlertInputs", "CallAlertHistory", "CallAlertClient", "CallAlertSerial",
-        "CallAlertPatterns", "CallAlertProtocol", "CallAlertVirtualBoard", "CallAlertBoardCore", "CallAlertBridges",
+        "CallAlertPatterns", "CallAlertProtocol", "CallAlertRuntime", "CallAlertVirtualBoard", "CallAlertBoardCore",
+        "CallAlertBridges",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "UnixSignals", package: "swift-service-lifecycle"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -163,9 +169,15 @@ let package = Package(
       swiftSettings: strictSettings
     ),
     .testTarget(
+      name: "CallAlertRuntimeTests",
+      dependencies: ["CallAlertRuntime", .product(name: "Clocks", package: "swift-clocks")],
+      swiftSettings: strictSettings
+    ),
+    .testTarget(
       name: "CallAlertClientTests",
       dependencies: [
-        "CallAlertClient", "CallAlertVirtualBoard", "CallAlertBoardCore", "CallAlertProtocol", "CallAlertSerial",
+        "CallAlertClient", "CallAlertRuntime", "CallAlertVirtualBoard", "CallAlertBoardCore", "CallAlertProtocol",
+        "CallAlertSerial",
         .product(name: "Clocks", package: "swift-clocks"),
       ],
       swiftSettings: strictSettings

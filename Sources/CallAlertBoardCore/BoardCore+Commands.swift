@@ -34,9 +34,9 @@ extension BoardCore {
           boardMax: BoardConfiguration.versions.upperBound, boardMaxPayload: Int(configuration.maxPayload),
           boardWindow: Int(configuration.window))
       else {
-        let detail =
-          UInt32(BoardConfiguration.versions.lowerBound) | UInt32(BoardConfiguration.versions.upperBound) << 8
-        return .nak(to: type.rawValue, Nak(.unsupportedVersion, detail: detail))
+        let board = Nak(
+          unsupportedVersions: BoardConfiguration.versions.lowerBound, max: BoardConfiguration.versions.upperBound)
+        return .nak(to: type.rawValue, board)
       }
       session = terms
       tracesActuators = hello.traceActuators

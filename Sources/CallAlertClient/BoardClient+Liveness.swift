@@ -1,4 +1,5 @@
 import CallAlertProtocol
+import CallAlertRuntime
 
 /// Liveness: keepalives that notice a board which stays plugged in but stops answering, the handshakes
 /// that bring it back, and the report of a line that carries only noise. See
@@ -19,7 +20,7 @@ extension BoardClient {
   /// the client is closed.
   func probeIdleBoard() async -> Bool {
     guard !isClosed else { return false }
-    guard playingTokens.isEmpty, !isUnresponsive, !needsHandshake, handshake == nil, transport != nil else {
+    guard !lease.isPlaying, !isUnresponsive, !needsHandshake, handshake == nil, transport != nil else {
       return true
     }
     if case .failure(let error) = await exchange(.ping([])) { keepaliveFailed("PING", error) }
@@ -32,15 +33,14 @@ extension BoardClient {
     else { return }
     isUnresponsive = true
     needsHandshake = true
-    playingTokens.removeAll()  // the board stops at its lease
+    lease.forgetAll()  // the board stops at its lease
     eventSink.yield(.unresponsive(reason: "\(name) got no answer after every retry"))
     let clock = self.clock
     probing = Task { [weak self] in
-      var delay = liveness.retryDelay
+      var backoff = Backoff(initial: liveness.retryDelay, maximum: liveness.maxRetryDelay)
       while true {
         guard let self, await !self.answersAgain() else { return }
-        do { try await clock.sleep(for: delay, tolerance: nil) } catch { return }
-        delay = min(delay * 2, liveness.maxRetryDelay)
+        do { try await clock.sleep(for: backoff.next(), tolerance: nil) } catch { return }
       }
     }
   }

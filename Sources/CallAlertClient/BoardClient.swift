@@ -1,4 +1,5 @@
 import CallAlertProtocol
+import CallAlertRuntime
 import CallAlertSerial
 import Synchronization
 
@@ -6,8 +7,11 @@ import Synchronization
 /// errors, the board's events, lease renewal while anything plays, and recovery when the board restarts
 /// or the cable is pulled and plugged in again.
 ///
-/// The link itself is ``LinkEndpoint``'s pure state machine; this actor only moves bytes, keeps time and
-/// matches answers to callers. It wakes for bytes and for deadlines, never on a polling timer.
+/// The link itself is ``LinkEndpoint``'s pure state machine; this actor only moves bytes and wakes it. The
+/// jobs around it are each their own piece: answers are matched to callers by a ``CommandTable``, what plays
+/// (and so whether the lease needs renewing) is a ``LeaseKeeper``, the link's deadlines are one long-lived
+/// `DeadlineTimer`, and reconnection pauses come from the one `Backoff` rule. It wakes for bytes and for
+/// deadlines, never on a polling timer.
 public actor BoardClient<C: Clock> where C.Duration == Duration {
   /// Events from the board and from the connection, in order.
   public nonisolated let events: AsyncStream<BoardClientEvent>
@@ -16,11 +20,15 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
   /// What the current session negotiated (version, payload, window); nil while not connected.
   public private(set) var terms: SessionTerms?
   /// Tokens that play on the board as far as this client knows (for lease renewal).
-  public internal(set) var playingTokens: Set<UInt32> = []
+  public var playingTokens: Set<UInt32> { lease.tokens }
+  /// What plays, and so whether the lease needs renewing.
+  var lease = LeaseKeeper()
 
   let eventSink: AsyncStream<BoardClientEvent>.Continuation
   let clock: C
-  private let start: C.Instant
+  /// The link's deadlines: one loop for the client's life, woken by ``pollDeadlines()``.
+  private let deadlines: DeadlineTimer<C>
+  private var deadlineLoop: Task<Void, Never>?
   let options: BoardClientOptions
   private var endpoint: LinkEndpoint
   var transport: (any ByteTransport)?
@@ -30,7 +38,6 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
   /// dropped, so that a HELLO is not queued behind retransmissions of frames already given up.
   private let outputEpoch = OutputEpoch()
   private var reader: Task<Void, Never>?
-  private var timer: Task<Void, Never>?
   private var leaseRenewal: Task<Void, Never>?
   var handshake: Task<Result<BoardInfo, BoardClientError>, Never>?
   private var recovery: Task<Void, Never>?
@@ -45,11 +52,8 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
   /// What the link brings for a command: the board's answer, or why there is none.
   typealias LinkResult = Result<Message, BoardClientError>
 
-  private var waiting: [UInt16: CheckedContinuation<LinkResult, Never>] = [:]
-  /// Commands of a ``send(inOrder:onAnswer:)`` batch whose caller has not started waiting for them yet.
-  private var batched: Set<UInt16> = []
-  /// Results that came for batched commands before their caller waited for them.
-  private var unclaimed: [UInt16: LinkResult] = [:]
+  /// Callers waiting for answers, and the answers a ``send(inOrder:onAnswer:)`` batch has not claimed yet.
+  private var inFlight = CommandTable<CheckedContinuation<LinkResult, Never>, LinkResult>()
   var needsHandshake = true
   private var resentAfterRestart = 0
   var isClosed = false
@@ -60,7 +64,7 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
   public init(transport: any ByteTransport, clock: C, options: BoardClientOptions = BoardClientOptions()) {
     self.clock = clock
     self.options = options
-    start = clock.now
+    deadlines = DeadlineTimer(clock: clock)
     // A random first sequence: a board that still remembers the previous host's HELLO must not take this
     // client's HELLO for a retransmission of it.
     endpoint = LinkEndpoint(role: .host, timing: options.timing, firstSequence: UInt16.random(in: 0...UInt16.max))
@@ -68,11 +72,10 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
     self.transport = transport
   }
 
+  deinit { deadlineLoop?.cancel() }
+
   /// The client's clock in milliseconds since it was made (the link's time base).
-  public var nowMs: UInt64 {
-    let (seconds, attoseconds) = start.duration(to: clock.now).components
-    return UInt64(max(0, seconds)) * 1_000 + UInt64(max(0, attoseconds)) / 1_000_000_000_000_000
-  }
+  public var nowMs: UInt64 { deadlines.nowMs }
 
   /// Link statistics: retransmissions made, frames dropped by the decoder, and commands sent again because
   /// the board had restarted under them (see ``send(_:)``).
@@ -82,7 +85,7 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
 
   /// Commands and results this client still tracks (waiting callers, batched commands, kept results):
   /// zero once every caller has its result. For tests.
-  var pendingBookkeeping: Int { waiting.count + batched.count + unclaimed.count }
+  var pendingBookkeeping: Int { inFlight.count }
 
   // MARK: - Connecting
 
@@ -97,7 +100,7 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
   public func close() {
     guard !isClosed else { return }
     isClosed = true
-    for task in [reader, timer, leaseRenewal, recovery, idleProbe, probing] { task?.cancel() }
+    for task in [reader, deadlineLoop, leaseRenewal, recovery, idleProbe, probing] { task?.cancel() }
     handshake?.cancel()
     writer?.finish()
     transport?.close()
@@ -142,19 +145,15 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
     guard transport != nil else { throw .disconnected(reason: "no transport") }
     let now = nowMs
     let sequences = commands.map { endpoint.send(command: $0, now: now) }
-    batched.formUnion(sequences)
+    inFlight.beginBatch(sequences)
     flush()
     reschedule()
     var results: [Result<Reply, BoardClientError>] = []
     results.reserveCapacity(commands.count)
     for (index, sequence) in sequences.enumerated() {
-      let result: LinkResult
-      if let early = unclaimed.removeValue(forKey: sequence) {
-        result = early
-      } else {
-        result = await withCheckedContinuation { waiting[sequence] = $0 }
+      let result = await withCheckedContinuation { continuation in
+        if let early = inFlight.claim(sequence, orWait: continuation) { continuation.resume(returning: early) }
       }
-      batched.remove(sequence)
       let answer = reply(to: commands[index], from: result)
       onAnswer(index, answer)
       results.append(answer)
@@ -168,38 +167,38 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
     case .success(.reply(_, let reply)):
       track(command, reply)
       return .success(reply)
-    case .success(.nak(let type, let nak)):
+    case .success(.nak(_, let nak)):
       if nak.code == .noSession || nak.code == .staleNonce { return .failure(.boardRestarted) }
-      return .failure(.nak(command: type, nak))
-    case .success: return .failure(.unexpectedReply(command: command.type.rawValue))
+      return .failure(.nak(command: command.type, nak))
+    case .success: return .failure(.unexpectedReply(command: command.type))
     case .failure(let error): return .failure(error)
     }
   }
 
   /// GET_INFO: the board's INFO now (``info`` is the one from the handshake; the table may have changed since).
   public func currentInfo() async throws(BoardClientError) -> BoardInfo {
-    guard case .info(let info) = try await send(.getInfo) else { throw .unexpectedReply(command: 0x03) }
+    guard case .info(let info) = try await send(.getInfo) else { throw .unexpectedReply(command: .getInfo) }
     self.info = info
     return info
   }
 
   /// GET_STATUS.
   public func status() async throws(BoardClientError) -> BoardStatus {
-    guard case .status(let status) = try await send(.getStatus) else { throw .unexpectedReply(command: 0x04) }
+    guard case .status(let status) = try await send(.getStatus) else { throw .unexpectedReply(command: .getStatus) }
     return status
   }
 
   /// PLAY; returns the cap the board applies.
   @discardableResult
   public func play(_ request: PlayRequest) async throws(BoardClientError) -> UInt16 {
-    guard case .playing(let cap) = try await send(.play(request)) else { throw .unexpectedReply(command: 0x10) }
+    guard case .playing(let cap) = try await send(.play(request)) else { throw .unexpectedReply(command: .play) }
     return cap
   }
 
   /// STOP one token, or everything with ``Command/stopAll``; returns how many plays stopped.
   @discardableResult
   public func stop(token: UInt32 = Command.stopAll) async throws(BoardClientError) -> Int {
-    guard case .stopped(let count) = try await send(.stop(token: token)) else { throw .unexpectedReply(command: 0x11) }
+    guard case .stopped(let count) = try await send(.stop(token: token)) else { throw .unexpectedReply(command: .stop) }
     return Int(count)
   }
 
@@ -244,13 +243,12 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
         self.info?.capabilities.leaseMs = options.leaseMs
       }
       return .success(self.info ?? info)
-    case .success(.nak(_, let nak)) where nak.code == .unsupportedVersion:
+    case .success(.nak(_, let nak)):
+      guard let board = nak.supportedVersions else { return .failure(.nak(command: .hello, nak)) }
       return .failure(
-        .versionMismatch(
-          boardMin: UInt8(truncatingIfNeeded: nak.detail), boardMax: UInt8(truncatingIfNeeded: nak.detail >> 8),
-          hostMin: hello.minVersion, hostMax: hello.maxVersion))
-    case .success(.nak(_, let nak)): return .failure(.nak(command: MessageType.hello.rawValue, nak))
-    case .success: return .failure(.unexpectedReply(command: MessageType.hello.rawValue))
+        .versionMismatch(boardMin: board.min, boardMax: board.max, hostMin: hello.minVersion, hostMax: hello.maxVersion)
+      )
+    case .success: return .failure(.unexpectedReply(command: .hello))
     case .failure(let error): return .failure(error)
     }
   }
@@ -264,7 +262,7 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
       outputEpoch.advance()
       let abandoned = endpoint.restart(nonce: endpoint.nonce, firstSequence: endpoint.sender.nextSequence)
       for case .failed(let sequence, _) in abandoned { complete(sequence, with: .failure(.boardRestarted)) }
-      playingTokens.removeAll()
+      lease.forgetAll()
       let answer = await exchange(.hello(hello))
       guard case .failure(.timeout) = answer, attempt < options.handshakeAttempts, !isClosed else { return answer }
       attempt += 1
@@ -278,23 +276,16 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
     let sequence = endpoint.send(command: command, now: nowMs)
     flush()
     reschedule()
-    return await withCheckedContinuation { waiting[sequence] = $0 }
+    return await withCheckedContinuation { inFlight.wait(for: sequence, $0) }
   }
 
   private func track(_ command: Command, _ reply: Reply) {
-    switch (command, reply) {
-    case (.play(let request), .playing):
-      playingTokens = [request.token]  // a PLAY supersedes whatever played
-      startLeaseRenewal()
-    case (.stop(let token), .stopped):
-      if token == Command.stopAll { playingTokens.removeAll() } else { playingTokens.remove(token) }
-    default: break
-    }
+    if lease.track(command, reply) { startLeaseRenewal() }
   }
 
   private func startLeaseRenewal() {
     guard leaseRenewal == nil else { return }
-    let period = Duration.milliseconds(Int(options.leaseMs) / 3)
+    let period = LeaseKeeper.renewalPeriod(leaseMs: options.leaseMs)
     let clock = self.clock
     leaseRenewal = Task { [weak self] in
       while true {
@@ -306,7 +297,7 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
 
   /// Renews the lease once; false when nothing plays any more (the renewal task then ends).
   private func renewLease() async -> Bool {
-    guard !playingTokens.isEmpty, !isClosed else {
+    guard lease.isPlaying, !isClosed else {
       leaseRenewal = nil
       return false
     }
@@ -325,6 +316,11 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
     writer = continuation
     // One writer per transport keeps frames in the order the link produced them.
     let epoch = outputEpoch
+    if deadlineLoop == nil {
+      let deadlines = self.deadlines
+      let poll: @Sendable () async -> Void = { [weak self] in await self?.pollDeadlines() }
+      deadlineLoop = Task { await deadlines.run(onDeadline: poll) }
+    }
     Task {
       for await chunk in stream where chunk.epoch == epoch.current {
         do { try await transport.write(chunk.bytes) } catch { break }
@@ -359,9 +355,9 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
         complete(sequence, with: .success(message))
       case .failed(let sequence, let type):
         needsHandshake = true
-        complete(sequence, with: .failure(.timeout(command: type)))
+        complete(sequence, with: .failure(.timeout(raw: type)))
       case .event(_, let event):
-        if case .playEnded(let ended) = event { playingTokens.remove(ended.token) }
+        if case .playEnded(let ended) = event { lease.ended(ended.token) }
         eventSink.yield(.event(event))
       case .actuators(let trace):
         eventSink.yield(.actuators(trace))
@@ -376,7 +372,7 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
 
   private func boardRestarted() {
     needsHandshake = true
-    playingTokens.removeAll()
+    lease.forgetAll()
     guard recovery == nil else { return }
     recovery = Task { [weak self] in
       guard let self else { return }
@@ -400,9 +396,9 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
     transport = nil
     writer?.finish()
     writer = nil
-    timer?.cancel()
+    deadlines.schedule(atMs: nil)
     needsHandshake = true
-    playingTokens.removeAll()
+    lease.forgetAll()
     info = nil
     // Unplugged: the reconnect policy takes over from the probing handshakes.
     probing?.cancel()
@@ -418,16 +414,15 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
     let clock = self.clock
     let began = clock.now
     recovery = Task { [weak self] in
-      var delay = policy.initialDelay
+      var backoff = policy.backoff
       while !Task.isCancelled {
-        do { try await clock.sleep(for: delay, tolerance: nil) } catch { return }
+        do { try await clock.sleep(for: backoff.next(), tolerance: nil) } catch { return }
         guard let self else { return }
         if let limit = policy.giveUpAfter, began.duration(to: clock.now) > limit {
           await self.close()
           return
         }
         if let transport = try? await policy.open(), await self.reattach(transport) { return }
-        delay = min(delay * 2, policy.maxDelay)
       }
     }
   }
@@ -456,23 +451,11 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
 
   /// Hands a command's result to its caller, or keeps it until a batch's caller waits for it.
   private func complete(_ sequence: UInt16, with result: LinkResult) {
-    if let continuation = waiting.removeValue(forKey: sequence) {
-      // Claimed now: a second report of the same sequence (a give-up, then the restart that follows it)
-      // must not be kept for a later command that reuses the number.
-      batched.remove(sequence)
-      continuation.resume(returning: result)
-    } else if batched.contains(sequence) {
-      unclaimed[sequence] = result
-    }
+    inFlight.complete(sequence, with: result)?.resume(returning: result)
   }
 
   private func failWaiting(_ error: BoardClientError) {
-    let pending = waiting
-    waiting.removeAll()
-    for sequence in batched where pending[sequence] == nil && unclaimed[sequence] == nil {
-      unclaimed[sequence] = .failure(error)
-    }
-    for continuation in pending.values { continuation.resume(returning: .failure(error)) }
+    for continuation in inFlight.failAll(with: .failure(error)) { continuation.resume(returning: .failure(error)) }
   }
 
   private func flush() {
@@ -481,15 +464,7 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
   }
 
   private func reschedule() {
-    timer?.cancel()
-    timer = nil
-    guard let deadline = endpoint.nextDeadline else { return }
-    let at = start.advanced(by: .milliseconds(Int64(clamping: deadline)))
-    let clock = self.clock
-    timer = Task { [weak self] in
-      do { try await clock.sleep(until: at, tolerance: nil) } catch { return }
-      await self?.pollDeadlines()
-    }
+    deadlines.schedule(atMs: endpoint.nextDeadline)
   }
 
   private func pollDeadlines() {
@@ -500,7 +475,7 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
       outputEpoch.advance()
       let abandoned = endpoint.restart(nonce: endpoint.nonce, firstSequence: endpoint.sender.nextSequence)
       for case .failed(let sequence, let type) in abandoned {
-        complete(sequence, with: .failure(.timeout(command: type)))
+        complete(sequence, with: .failure(.timeout(raw: type)))
       }
     }
     flush()

@@ -3,9 +3,9 @@ import CallAlertProtocol
 /// Why a command to a board did not succeed.
 public enum BoardClientError: Error, Equatable, Sendable, CustomStringConvertible {
   /// No answer through every retransmission (the board is gone, or the line is too noisy).
-  case timeout(command: UInt8)
+  case timeout(command: MessageType)
   /// The board refused the command.
-  case nak(command: UInt8, Nak)
+  case nak(command: MessageType, Nak)
   /// The transport ended (unplugged, or the far end closed).
   case disconnected(reason: String)
   /// The board and this host share no protocol version.
@@ -13,7 +13,7 @@ public enum BoardClientError: Error, Equatable, Sendable, CustomStringConvertibl
   /// The board restarted while the command was in flight; it did not act on it.
   case boardRestarted
   /// The board answered with something the command cannot be answered with.
-  case unexpectedReply(command: UInt8)
+  case unexpectedReply(command: MessageType)
   /// A different board answered than the one this client was connected to.
   case wrongBoard(expected: String, found: String)
   /// The client was closed.
@@ -22,27 +22,40 @@ public enum BoardClientError: Error, Equatable, Sendable, CustomStringConvertibl
   /// A message a person can act on.
   public var description: String {
     switch self {
-    case .timeout(let command): "\(MessageType.name(command)) got no answer from the board after every retry"
+    case .timeout(let command): "\(command.name) got no answer from the board after every retry"
     case .nak(let command, let nak):
-      "the board refused \(MessageType.name(command)): \(nak.code.map { "\($0)" } ?? "code \(nak.rawCode)") (detail \(nak.detail))"
+      "the board refused \(command.name): \(nak.code.map { "\($0)" } ?? "code \(nak.rawCode)") (detail \(nak.detail))"
     case .disconnected(let reason): "the board is disconnected: \(reason)"
     case .versionMismatch(let boardMin, let boardMax, let hostMin, let hostMax):
       "protocol version mismatch: the board speaks \(boardMin)-\(boardMax), this host \(hostMin)-\(hostMax); update the firmware or the host"
     case .boardRestarted: "the board restarted before answering"
-    case .unexpectedReply(let command): "the board answered \(MessageType.name(command)) with an unexpected reply"
+    case .unexpectedReply(let command): "the board answered \(command.name) with an unexpected reply"
     case .wrongBoard(let expected, let found): "expected board \(expected), found \(found)"
     case .closed: "the board connection was closed"
     }
   }
 }
 
+extension BoardClientError {
+  /// The link gave up on the frame of type `raw`: every frame the host's link sends is a command, so the
+  /// type is known; an unknown one (which the link cannot produce) is reported as a disconnect.
+  static func timeout(raw: UInt8) -> BoardClientError {
+    guard let type = MessageType(rawValue: raw) else {
+      return .disconnected(reason: "the link gave up on a frame of \(MessageType.name(raw))")
+    }
+    return .timeout(command: type)
+  }
+}
+
 extension MessageType {
   /// The spec's name for a type byte, e.g. "PLAY", or "type 0x7e" for an unknown one.
   public static func name(_ raw: UInt8) -> String {
-    guard let type = MessageType(rawValue: raw) else {
-      return "type 0x" + String(raw, radix: 16)
-    }
-    return switch type {
+    MessageType(rawValue: raw)?.name ?? "type 0x" + String(raw, radix: 16)
+  }
+
+  /// The spec's name for the type, e.g. "PLAY".
+  public var name: String {
+    switch self {
     case .hello: "HELLO"
     case .ping: "PING"
     case .getInfo: "GET_INFO"

@@ -1,4 +1,5 @@
 import CallAlertProtocol
+import CallAlertRuntime
 import CallAlertSerial
 
 /// How a ``BoardClient`` talks to its board.
@@ -59,6 +60,9 @@ public struct BoardClientOptions: Sendable {
     public var maxDelay: Duration
     /// Give up after this long without success; nil tries forever.
     public var giveUpAfter: Duration?
+
+    /// The pauses between tries, from ``initialDelay`` doubling up to ``maxDelay``.
+    public var backoff: Backoff { Backoff(initial: initialDelay, maximum: maxDelay) }
 
     /// Creates a policy.
     public init(

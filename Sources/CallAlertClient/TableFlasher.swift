@@ -124,7 +124,7 @@ public struct TableFlasher<C: Clock>: Sendable where C.Duration == Duration {
       guard
         case .tableReady(let chunk) = try await client.send(.tableBegin(TableBegin(size: wanted.size, crc: wanted.crc)))
       else {
-        throw BoardClientError.unexpectedReply(command: MessageType.tableBegin.rawValue)
+        throw BoardClientError.unexpectedReply(command: .tableBegin)
       }
       maxChunk = max(1, min(Int(chunk), await payloadLimit(board: capabilities) - 4))
     } catch { throw .step("TABLE_BEGIN", error) }
@@ -137,7 +137,7 @@ public struct TableFlasher<C: Clock>: Sendable where C.Duration == Duration {
     }
     do throws(BoardClientError) {
       guard case .tableCommitted(let summary) = try await client.send(.tableCommit(crc: wanted.crc)) else {
-        throw BoardClientError.unexpectedReply(command: MessageType.tableCommit.rawValue)
+        throw BoardClientError.unexpectedReply(command: .tableCommit)
       }
       report.installed = summary
     } catch { throw .step("TABLE_COMMIT", error) }
@@ -240,7 +240,7 @@ public struct TableFlasher<C: Clock>: Sendable where C.Duration == Duration {
           if read.isEmpty { return bytes }
           guard case .tableRead(let asked) = request, read.count == Int(asked.length) else { break answers }
         case .success:
-          throw .unexpectedReply(command: MessageType.tableRead.rawValue)
+          throw .unexpectedReply(command: .tableRead)
         case .failure(let error):
           failure = error
           break answers

@@ -2,6 +2,7 @@ import CallAlertEngine
 import CallAlertInputs
 import CallAlertPatterns
 import CallAlertProtocol
+import CallAlertRuntime
 import CallAlertSerial
 import Foundation
 import Logging
@@ -22,7 +23,8 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
 
   private var engine: AlertEngine
   private let clock: C
-  private let start: C.Instant
+  /// The engine's deadlines: one long-lived wake-up, run by ``run()``.
+  private let deadlines: DeadlineTimer<C>
   private let wallClock: @Sendable () -> Date
   private let logger: Logger
   private let recorder: (@Sendable (EngineEvent, Date) -> Void)?
@@ -31,7 +33,6 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
   private let linkTiming: LinkTiming
   private let patternTable: PatternBuild?
   private var subscribers: [UUID: AsyncStream<Published>.Continuation] = [:]
-  private var timer: Task<Void, Never>?
   private var anonymousCalls = AnonymousCallTracker()
 
   /// Creates the service.
@@ -52,7 +53,7 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
     self.linkTiming = linkTiming
     self.patternTable = patternTable
     self.clock = clock
-    start = clock.now
+    deadlines = DeadlineTimer(clock: clock)
     self.wallClock = wallClock
     self.logger = logger
     self.recorder = recorder
@@ -62,9 +63,7 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
 
   /// The engine's time now.
   public var now: EngineTime {
-    let (seconds, attoseconds) = start.duration(to: clock.now).components
-    let ms = UInt64(max(0, seconds)) * 1_000 + UInt64(max(0, attoseconds)) / 1_000_000_000_000_000
-    return EngineTime(monotonicMs: ms, wall: wallClock())
+    EngineTime(monotonicMs: deadlines.nowMs, wall: wallClock())
   }
 
   /// A stream of every event from now on.
@@ -131,9 +130,12 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
     return links
   }
 
-  /// Connects every board and serves until cancelled; then stops every board and returns.
+  /// Connects every board and serves until cancelled; then stops every board and returns. The engine's
+  /// deadlines are woken only while this runs (one set before is kept until it starts).
   public func run() async {
+    let deadlines = self.deadlines
     await withTaskGroup(of: Void.self) { group in
+      group.addTask { await deadlines.run { [weak self] in await self?.deadlineReached() } }
       for (name, connect) in connectors {
         let driver = BoardDriver(
           name: name, clock: clock, logger: logger, linkTiming: linkTiming, wantedTable: patternTable, connect: connect,
@@ -143,7 +145,6 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
       }
       await group.waitForAll()
     }
-    timer?.cancel()
     for continuation in subscribers.values { continuation.finish() }
     subscribers.removeAll()
   }
@@ -167,15 +168,7 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
   }
 
   private func reschedule() {
-    timer?.cancel()
-    timer = nil
-    guard let deadline = engine.nextDeadlineMs else { return }
-    let at = start.advanced(by: .milliseconds(Int64(clamping: deadline)))
-    let clock = self.clock
-    timer = Task { [weak self] in
-      do { try await clock.sleep(until: at, tolerance: nil) } catch { return }
-      await self?.deadlineReached()
-    }
+    deadlines.schedule(atMs: engine.nextDeadlineMs)
   }
 
   private func deadlineReached() {

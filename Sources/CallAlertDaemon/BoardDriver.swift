@@ -2,6 +2,7 @@ import CallAlertClient
 import CallAlertEngine
 import CallAlertPatterns
 import CallAlertProtocol
+import CallAlertRuntime
 import CallAlertSerial
 import Logging
 import Synchronization
@@ -23,7 +24,6 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
   private var resolver = PatternResolver()
   private let commands: AsyncStream<EngineEffect>.Continuation
   private let commandStream: AsyncStream<EngineEffect>
-  private var tasks: [Task<Void, Never>] = []
   /// Played-token bookkeeping: the engine's token, and the fallback used when the board refused a slot.
   private var lastInfo: BoardInfo?
   /// How the link stands, for `status`.
@@ -68,34 +68,41 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
     commands.yield(effect)
   }
 
+  /// The one reconnect policy for this board: the first connection and every reopening after an unplug
+  /// (which the client does itself) take their pauses from it.
+  private var reconnect: BoardClientOptions.Reconnect {
+    BoardClientOptions.Reconnect(initialDelay: .milliseconds(200), maxDelay: .seconds(5), open: connect)
+  }
+
   /// Connects (retrying with backoff until it works), then serves commands and board events until
-  /// cancelled; on the way out, stops whatever plays.
+  /// cancelled; on the way out, stops whatever plays. The command worker and the event reader are child
+  /// tasks: both end when this task is cancelled (their streams end with it), and so does this call.
   func run() async {
     let stream = commandStream
-    let worker = Task { [weak self] in
-      for await effect in stream {
-        await self?.perform(effect)
+    await withTaskGroup(of: Void.self) { group in
+      group.addTask {
+        for await effect in stream { await self.perform(effect) }
       }
-    }
-    tasks.append(worker)
-    await connectWithBackoff()
-    await withTaskCancellationHandler {
-      while !Task.isCancelled {
-        do { try await clock.sleep(for: .seconds(3_600), tolerance: .seconds(60)) } catch { break }
+      if let events = await connectWithBackoff() {
+        group.addTask {
+          for await event in events { await self.handle(event) }
+        }
       }
-    } onCancel: {
-      worker.cancel()
+      await group.waitForAll()
     }
     summaryTimer?.cancel()
+    tableSync?.cancel()
     if let client {
-      _ = try? await client.stop()
+      do { try await client.stop() } catch { logger.notice("board \(name): STOP at shutdown failed: \(error)") }
       await client.close()
     }
     commands.finish()
   }
 
-  private func connectWithBackoff() async {
-    var delay = Duration.milliseconds(200)
+  /// Connects the board, with the reconnect policy's pauses between tries; returns the client's events, or
+  /// nil when cancelled first.
+  private func connectWithBackoff() async -> AsyncStream<BoardClientEvent>? {
+    var backoff = reconnect.backoff
     var unavailable = RepeatedMessageFilter()
     while !Task.isCancelled {
       var transport: (any ByteTransport)?
@@ -104,24 +111,20 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
         let opened = try await connect()
         transport = opened
         let options = BoardClientOptions(
-          timing: linkTiming,
-          reconnect: BoardClientOptions.Reconnect(
-            initialDelay: .milliseconds(200), maxDelay: .seconds(5), open: connect),
-          liveness: BoardClientOptions.Liveness())
+          timing: linkTiming, reconnect: reconnect, liveness: BoardClientOptions.Liveness())
         let client = BoardClient(transport: opened, clock: clock, options: options)
         attempt = client
         let info = try await client.connect()
         // A board left ringing by a daemon that died keeps ringing until its lease lapses: report it.
-        let playing = try? await client.status().token
+        let playing: UInt32?
+        do { playing = try await client.status().token } catch {
+          logger.notice("board \(name): status after connecting failed, taking it for idle: \(error)")
+          playing = nil
+        }
         self.client = client
         connected(info)
-        let events = client.events
-        tasks.append(
-          Task { [weak self] in
-            for await event in events { await self?.handle(event) }
-          })
         await submit(.boardBack(board: name, playing: playing))
-        return
+        return client.events
       } catch {
         let noise = await attempt?.unreadableBytes ?? 0
         // Let go of the port before the next try, or that try would find it held by this very daemon.
@@ -131,14 +134,15 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
           noise > 0
           ? " (the line carried \(noise) bytes that decoded to no frame: a wrong baud rate, or not a CallAlert board?)"
           : ""
+        let delay = backoff.next()
         // Once, and again when the reason changes; every retry only at debug level.
         logger.log(
           level: unavailable.isNew("\(error)\(hint)") ? .notice : .debug,
           "board \(name) not available: \(error)\(hint); retrying in \(delay)")
-        do { try await clock.sleep(for: delay, tolerance: nil) } catch { return }
-        delay = min(delay * 2, .seconds(5))
+        do { try await clock.sleep(for: delay, tolerance: nil) } catch { return nil }
       }
     }
+    return nil
   }
 
   private func connected(_ info: BoardInfo) {

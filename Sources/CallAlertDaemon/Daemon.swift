@@ -130,17 +130,17 @@ public enum Daemon {
     } catch {
       throw DaemonStartError(description: "\(error)")
     }
-    var virtualBoards: [VirtualBoardRunner<ContinuousClock>] = []
+    var virtualBoards: [(name: String, runner: VirtualBoardRunner<ContinuousClock>)] = []
     var connectors: [String: AlertService<ContinuousClock>.Connector] = [:]
     for board in configuration.engine.boards {
       if options.simulate {
         let (hostEnd, boardEnd) = MemoryTransport.pair(names: ("host", "virtual \(board.name)"))
         var boardConfiguration = BoardConfiguration.virtualDefault
         boardConfiguration.serial = Array((board.serialNumber ?? "VB-\(board.name)").utf8.prefix(32))
-        virtualBoards.append(
-          VirtualBoardRunner(
-            board: VirtualBoard(configuration: boardConfiguration), transport: boardEnd, clock: ContinuousClock()))
-        if let runner = virtualBoards.last { virtualBoardCreated?(board.name, runner) }
+        let runner = VirtualBoardRunner(
+          board: VirtualBoard(configuration: boardConfiguration), transport: boardEnd, clock: ContinuousClock())
+        virtualBoards.append((board.name, runner))
+        virtualBoardCreated?(board.name, runner)
         let handed = HandOnce(hostEnd)
         connectors[board.name] = { try handed.take() }
       } else {
@@ -166,72 +166,25 @@ public enum Daemon {
 
     // In-process boards come first: a group stops its services last to first, so they outlive the STOPs (and
     // a board whose link the service closed at shutdown may end before its turn).
-    var services: [ServiceGroupConfiguration.ServiceConfiguration] = virtualBoards.map { runner in
-      .init(
-        service: TaskService {
-          _ = try? await runner.run(); await TaskService.untilCancelled()
-        })
+    let handle: ControlSocketServer.Handler = { line, number, source in
+      await handler.handle(line, lineNumber: number, source: source)
+    }
+    var services: [ServiceGroupConfiguration.ServiceConfiguration] = virtualBoards.map {
+      .init(service: VirtualBoardService(name: $0.name, runner: $0.runner, logger: logger))
     }
     if !configuration.sources.isEmpty {
       // Only with sources: a service that returned at once could race a shutdown begun just then, which the
       // group reports as a service that finished unexpectedly.
-      services.append(.init(service: TaskService { await bridges.run() }, successTerminationBehavior: .ignore))
+      services.append(.init(service: BridgeSourcesService(bridges: bridges), successTerminationBehavior: .ignore))
     }
     services += [
-      .init(
-        service: TaskService {
-          await service.run()
-          // The last events reach the disk, and calls that rang until the boards went quiet are closed.
-          await finish(history: writer, locks: locks, logger: logger)
-        }),
-      .init(
-        service: TaskService {
-          await server.run { line, number, source in
-            await handler.handle(line, lineNumber: number, source: source)
-          }
-        }),
-      .init(
-        service: TaskService {
-          for await published in events {
-            let line =
-              reloader.current.eventsFormat == .json
-              ? EventLine.json(published.event, at: published.at) : EventLine.text(published.event, at: published.at)
-            if let eventSink { eventSink(line) } else { printer?.print(line) }
-          }
-          printer?.finish()
-        }),
-      .init(
-        service: TaskService {
-          // `systemctl reload` sends SIGHUP; systemd hears RELOADING=1, then READY=1 once the file was handled.
-          let notifier = SystemdNotifier.fromEnvironment()
-          for await _ in hangups {
-            notifier.reloading()
-            _ = try? await reloader.reload(trigger: "SIGHUP")
-            notifier.ready(status: "serving")
-          }
-        }),
+      .init(service: AlertServiceRunner(service: service, history: writer, locks: locks, logger: logger)),
+      .init(service: ControlSocketService(server: server, handler: handle)),
+      .init(service: EventPrinterService(events: events, reloader: reloader, printer: printer, eventSink: eventSink)),
+      .init(service: HangupReloadService(hangups: hangups, reloader: reloader)),
     ]
     if options.readStandardInput {
-      // The end of standard input ends only this reader; the daemon goes on serving its socket.
-      services.append(
-        .init(
-          service: TaskService {
-            for await line in StandardInputReader.lines() {
-              let answer: String
-              switch line {
-              case .line(let bytes, let number):
-                // Bytes as they came: invalid UTF-8 in an id is refused by the parser, never replaced.
-                if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
-                answer = await handler.handle(bytes, lineNumber: number, source: "<stdin>")
-              case .tooLong(let number):
-                answer = ControlResponse.failure("<stdin>:\(number):1: line longer than 256 KiB")
-              }
-              // Successful inputs answer {"ok":true}; only failures are worth a line on standard error.
-              if !answer.hasPrefix(#"{"ok":true"#) {
-                _ = DescriptorWriter.writeAll(STDERR_FILENO, Array((answer + "\n").utf8))
-              }
-            }
-          }, successTerminationBehavior: .ignore))
+      services.append(.init(service: StandardInputService(handle: handle), successTerminationBehavior: .ignore))
     }
     logger.info("callalert daemon: \(configuration.engine.boards.count) board(s), socket \(configuration.socketPath)")
     return ServiceGroup(

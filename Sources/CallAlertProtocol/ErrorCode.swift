@@ -56,8 +56,26 @@ public struct Nak: Equatable, Sendable {
     self.detail = detail
   }
 
+  /// UNSUPPORTED_VERSION, whose detail carries the board's version range (min | max << 8).
+  public init(unsupportedVersions min: UInt8, max: UInt8) {
+    self.init(.unsupportedVersion, detail: UInt32(min) | UInt32(max) << 8)
+  }
+
+  /// Decodes a NAK's payload; nil when the payload is not one.
+  public init?(payload: [UInt8]) {
+    var reader = ByteReader(payload)
+    guard let nak = try? Nak.decode(&reader) else { return nil }
+    self = nak
+  }
+
   /// The code, when this implementation knows it.
   public var code: ErrorCode? { ErrorCode(rawValue: rawCode) }
+
+  /// The board's version range an UNSUPPORTED_VERSION NAK carries; nil for any other code.
+  public var supportedVersions: (min: UInt8, max: UInt8)? {
+    guard code == .unsupportedVersion else { return nil }
+    return (UInt8(truncatingIfNeeded: detail), UInt8(truncatingIfNeeded: detail >> 8))
+  }
 
   func encode(into writer: inout ByteWriter) {
     writer.u8(rawCode)

@@ -83,24 +83,41 @@ public struct Frame: Equatable, Sendable {
   /// - Throws: ``FrameError`` for a frame that is short, inconsistent, corrupt or of another version.
   public static func parse(raw: [UInt8], maxPayload: Int = Frame.maxPayload) throws(FrameError) -> Frame {
     guard raw.count >= headerSize + trailerSize else { throw .tooShort(count: raw.count) }
-    let declared = Int(raw[9]) | Int(raw[10]) << 8
+    let declared = Int(littleEndian(raw, at: HeaderOffset.length, bytes: 2))
     let actual = raw.count - headerSize - trailerSize
     // The CRC is checked first: a corrupt length byte is a CRC error, not a length error.
     let crcAt = raw.count - trailerSize
-    let stated =
-      UInt32(raw[crcAt]) | UInt32(raw[crcAt + 1]) << 8 | UInt32(raw[crcAt + 2]) << 16
-      | UInt32(raw[crcAt + 3]) << 24
+    let stated = littleEndian(raw, at: crcAt, bytes: 4)
     let computed = CRC32C.checksum(raw[0..<crcAt])
     guard stated == computed else { throw .crcMismatch(stated: stated, computed: computed) }
     guard declared == actual else { throw .lengthMismatch(declared: declared, actual: actual) }
     guard actual <= maxPayload else { throw .payloadTooLarge(count: actual, limit: maxPayload) }
-    guard raw[0] == version else { throw .unsupportedVersion(raw[0]) }
-    let flags = FrameFlags(rawValue: raw[1])
-    guard flags.isValid else { throw .invalidFlags(raw[1]) }
+    let version = raw[HeaderOffset.version]
+    guard version == Frame.version else { throw .unsupportedVersion(version) }
+    let flags = FrameFlags(rawValue: raw[HeaderOffset.flags])
+    guard flags.isValid else { throw .invalidFlags(flags.rawValue) }
     return Frame(
-      version: raw[0], flags: flags, sequence: UInt16(raw[2]) | UInt16(raw[3]) << 8, type: raw[4],
-      nonce: UInt32(raw[5]) | UInt32(raw[6]) << 8 | UInt32(raw[7]) << 16 | UInt32(raw[8]) << 24,
+      version: version, flags: flags,
+      sequence: UInt16(truncatingIfNeeded: littleEndian(raw, at: HeaderOffset.sequence, bytes: 2)),
+      type: raw[HeaderOffset.type], nonce: littleEndian(raw, at: HeaderOffset.nonce, bytes: 4),
       payload: Array(raw[headerSize..<crcAt]))
+  }
+
+  /// Where each header field starts (see the layout in the type's discussion).
+  enum HeaderOffset {
+    static let version = 0
+    static let flags = 1
+    static let sequence = 2
+    static let type = 4
+    static let nonce = 5
+    static let length = 9
+  }
+
+  /// The little-endian number of `bytes` bytes (at most 4) at `offset` in `raw`.
+  private static func littleEndian(_ raw: [UInt8], at offset: Int, bytes: Int) -> UInt32 {
+    var value: UInt32 = 0
+    for index in 0..<bytes { value |= UInt32(raw[offset + index]) << (8 * index) }
+    return value
   }
 }
 

@@ -91,7 +91,7 @@ public struct ReliableSender: Sendable {
       // once; further gap NAKs naming it are echoes of the same loss.
       // A NAK naming a frame that is not unanswered (answered since, or never sent) is ignored: this frame's
       // deadline runs on (§5.3 rule 6).
-      let missing = UInt16(truncatingIfNeeded: Nak.detailOf(response.payload))
+      let missing = UInt16(truncatingIfNeeded: Nak(payload: response.payload)?.detail ?? 0)
       if missing != fastRetransmitted, let first = inFlight.firstIndex(where: { $0.frame.sequence == missing }),
         inFlight[first].fastRetransmits < timing.maxTries
       {
@@ -188,15 +188,9 @@ extension Frame {
   /// at the table's end). Those bytes share the line with every later answer, so they count towards later
   /// deadlines; without them a window of reads at 115 200 baud would time out behind its own answers.
   var answerBytesBeyondAck: Int {
-    guard type == MessageType.tableRead.rawValue, !flags.contains(.response), payload.count >= 7 else { return 0 }
-    return Int(payload[5]) | Int(payload[6]) << 8
-  }
-}
-
-extension Nak {
-  /// The detail field of a NAK payload, 0 when the payload is short.
-  static func detailOf(_ payload: [UInt8]) -> UInt32 {
-    guard payload.count >= 5 else { return 0 }
-    return UInt32(payload[1]) | UInt32(payload[2]) << 8 | UInt32(payload[3]) << 16 | UInt32(payload[4]) << 24
+    guard type == MessageType.tableRead.rawValue, !flags.contains(.response),
+      case .tableRead(let read)? = try? Command.decode(type: .tableRead, payload: payload)
+    else { return 0 }
+    return Int(read.length)
   }
 }

@@ -1,57 +1,57 @@
 import CallAlertProtocol
+import CallAlertRuntime
 import CallAlertSerial
 
 /// Runs a ``VirtualBoard`` in real time over a byte transport (a pseudo-terminal's master side, or an
 /// in-memory pair): bytes from the host are fed as they arrive, and the board is woken exactly at its
-/// next scheduled change. Nothing polls: an idle board with nothing playing sleeps until bytes arrive.
+/// next scheduled change (one long-lived `DeadlineTimer`). Nothing polls: an idle board with nothing
+/// playing sleeps until bytes arrive.
 public actor VirtualBoardRunner<C: Clock> where C.Duration == Duration {
   /// The board.
   public let board: VirtualBoard
   private let transport: any ByteTransport
-  private let clock: C
-  private let start: C.Instant
+  private let deadlines: DeadlineTimer<C>
   private let outgoing: AsyncStream<[UInt8]>.Continuation
   private let outgoingStream: AsyncStream<[UInt8]>
-  private var timer: Task<Void, Never>?
-  private var writer: Task<Void, Never>?
 
   /// Creates a runner; the board's clock reads 0 now.
   public init(board: sending VirtualBoard, transport: any ByteTransport, clock: C) {
     self.board = board
     self.transport = transport
-    self.clock = clock
-    start = clock.now
+    deadlines = DeadlineTimer(clock: clock)
     (outgoingStream, outgoing) = AsyncStream.makeStream(of: [UInt8].self)
   }
 
   /// The board's clock: milliseconds since the runner was made.
-  public var nowMs: UInt64 {
-    let elapsed = start.duration(to: clock.now)
-    let (seconds, attoseconds) = elapsed.components
-    return UInt64(max(0, seconds)) * 1_000 + UInt64(max(0, attoseconds)) / 1_000_000_000_000_000
-  }
+  public var nowMs: UInt64 { deadlines.nowMs }
 
   /// Runs until the transport ends (the host closed it, or ``stop()``); returns normally then.
-  /// Throws what the transport threw, other than a hang-up.
+  /// Throws what the transport threw, other than a hang-up. The writer and the board's wake-ups are child
+  /// tasks of this call: they end with it.
   public func run() async throws {
     let transport = self.transport
     let stream = outgoingStream
-    writer = Task {
-      for await chunk in stream {
-        do { try await transport.write(chunk) } catch { break }
-      }
-    }
-    flush()
-    reschedule()
+    let deadlines = self.deadlines
     defer { shutDown() }
-    do {
-      for try await chunk in transport.incoming {
-        board.receive(chunk, nowMs: nowMs)
-        flush()
-        reschedule()
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      group.addTask {
+        for await chunk in stream {
+          do { try await transport.write(chunk) } catch { break }
+        }
       }
-    } catch let error as SerialPortError where error.code == .disconnected {
-      return
+      group.addTask { await deadlines.run { [weak self] in await self?.tick() } }
+      defer { group.cancelAll() }
+      flush()
+      reschedule()
+      do {
+        for try await chunk in transport.incoming {
+          board.receive(chunk, nowMs: nowMs)
+          flush()
+          reschedule()
+        }
+      } catch let error as SerialPortError where error.code == .disconnected {
+        return
+      }
     }
   }
 
@@ -89,22 +89,11 @@ public actor VirtualBoardRunner<C: Clock> where C.Duration == Duration {
   }
 
   private func reschedule() {
-    timer?.cancel()
-    timer = nil
-    guard let wake = board.nextWakeMs else { return }
-    let deadline = start.advanced(by: .milliseconds(Int64(clamping: wake)))
-    let clock = self.clock
-    timer = Task { [weak self] in
-      do { try await clock.sleep(until: deadline, tolerance: nil) } catch { return }
-      await self?.tick()
-    }
+    deadlines.schedule(atMs: board.nextWakeMs)
   }
 
   private func shutDown() {
-    timer?.cancel()
-    timer = nil
     outgoing.finish()
-    writer?.cancel()
     transport.close()
   }
 }

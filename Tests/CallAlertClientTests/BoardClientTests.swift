@@ -23,19 +23,22 @@ struct BoardClientTests {
     try await rig.client.connect()
     #expect(try await rig.client.send(.ping([1, 0, 2])) == .pong([1, 0, 2]))
     #expect(try await rig.client.send(.getInfo) != .ok)
-    #expect(try await rig.client.play(PlayRequest(token: 5, capMs: 40_000, source: .inline(shortBeep))) == 30_000)
+    // A beep long enough to be still playing when STOP comes, however slow the machine (a 40 ms one could
+    // end first under load, and STOP would then stop nothing).
+    let longBeep = Pattern(steps: [PatternStep(durationMs: 20_000, buzzerHz: 2_000, buzzerVolume: 90)])
+    #expect(try await rig.client.play(PlayRequest(token: 5, capMs: 40_000, source: .inline(longBeep))) == 30_000)
     #expect(await rig.client.playingTokens == [5])
     #expect(try await rig.client.stop(token: 5) == 1)
     #expect(try await rig.client.stop(token: 5) == 0)
     #expect(try await rig.client.send(.setIndicator(IndicatorSetting(mode: .blink, onMs: 100, offMs: 900))) == .ok)
     #expect(try await rig.client.send(.lease(ms: 1_000)) == .ok)
-    await #expect(throws: BoardClientError.nak(command: MessageType.play.rawValue, Nak(.badSlot, detail: 3))) {
+    await #expect(throws: BoardClientError.nak(command: .play, Nak(.badSlot, detail: 3))) {
       try await rig.client.play(PlayRequest(token: 6, capMs: 0, source: .slot(3)))
     }
-    await #expect(throws: BoardClientError.nak(command: MessageType.play.rawValue, Nak(.badToken))) {
+    await #expect(throws: BoardClientError.nak(command: .play, Nak(.badToken))) {
       try await rig.client.play(PlayRequest(token: 0, capMs: 0, source: .inline(shortBeep)))
     }
-    await #expect(throws: BoardClientError.nak(command: MessageType.tableData.rawValue, Nak(.noTransfer))) {
+    await #expect(throws: BoardClientError.nak(command: .tableData, Nak(.noTransfer))) {
       try await rig.client.send(.tableData(offset: 0, bytes: [1]))
     }
     await rig.shutDown()
@@ -114,7 +117,7 @@ struct BoardClientTests {
       await finishing(within: 10) { try? await client.send(inOrder: (0..<6).map { .ping([UInt8($0)]) }) } ?? nil,
       "every command of the batch gets a result")
     #expect(batch.count == 6)
-    for result in batch { #expect(result == .failure(.timeout(command: MessageType.ping.rawValue))) }
+    for result in batch { #expect(result == .failure(.timeout(command: .ping))) }
 
     line.mute(false)
     #expect(try await client.send(.ping([41])) == .pong([41]), "the next command re-synchronises")
@@ -137,7 +140,7 @@ struct BoardClientTests {
     }
     #expect(separate?.count == 5, "every command gets a result")
     let timedOut: [BoardClientError?] = [
-      .timeout(command: MessageType.ping.rawValue), .timeout(command: MessageType.hello.rawValue),
+      .timeout(command: .ping), .timeout(command: .hello),
     ]
     #expect(separate?.allSatisfy { timedOut.contains($0) } == true, "\(String(describing: separate))")
 
@@ -160,7 +163,7 @@ struct BoardClientTests {
     #expect(seen == [0, 1, 2, 3])
     #expect(results.count == 4)
     #expect(results[0] == .success(.pong([1])))
-    #expect(results[1] == .failure(.nak(command: MessageType.tableData.rawValue, Nak(.noTransfer))))
+    #expect(results[1] == .failure(.nak(command: .tableData, Nak(.noTransfer))))
     #expect(results[2] == .success(.pong([2])))
     if case .success(.status) = results[3] {} else { Issue.record("GET_STATUS answered \(results[3])") }
     await rig.shutDown()

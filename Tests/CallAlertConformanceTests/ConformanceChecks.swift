@@ -283,7 +283,7 @@ enum ConformanceChecks {
       case .tableReady(let maxChunk) = try await board.client.send(
         .tableBegin(TableBegin(size: UInt32(bytes.count), crc: crc)))
     else {
-      throw BoardClientError.unexpectedReply(command: MessageType.tableBegin.rawValue)
+      throw BoardClientError.unexpectedReply(command: .tableBegin)
     }
     #expect(Int(maxChunk) == 1_024 - 4)
     var offset = 0
@@ -294,7 +294,7 @@ enum ConformanceChecks {
       offset = end
     }
     guard case .tableCommitted(let summary) = try await board.client.send(.tableCommit(crc: crc)) else {
-      throw BoardClientError.unexpectedReply(command: MessageType.tableCommit.rawValue)
+      throw BoardClientError.unexpectedReply(command: .tableCommit)
     }
     return summary
   }

@@ -20,7 +20,9 @@ struct EventPrinterTests {
   /// blocking write on a cooperative thread, or dropped silently by the subscription's buffer.
   @Test func linesForAStalledReaderAreDroppedCountedAndLogged() throws {
     var ends: [Int32] = [0, 0]
+    // Close-on-exec: a child another test spawns meanwhile must not inherit (and hold open) the read end.
     #expect(pipe(&ends) == 0)
+    for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
     defer {
       close(ends[0])
     }
@@ -47,7 +49,9 @@ struct EventPrinterTests {
   @Test func aClosedReaderIsLoggedOnceAndSurvived() throws {
     signal(SIGPIPE, SIG_IGN)  // as the daemon does at start; without it this test process would die here
     var ends: [Int32] = [0, 0]
+    // Close-on-exec: a child another test spawns meanwhile must not inherit (and hold open) the read end.
     #expect(pipe(&ends) == 0)
+    for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
     close(ends[0])
     let log = CapturedLog()
     let printer = EventPrinter(descriptor: ends[1], name: "test pipe", logger: log.logger)

@@ -1,0 +1,135 @@
+import CallAlertInputs
+import CallAlertVirtualBoard
+import Foundation
+import Logging
+import ServiceLifecycle
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+// The daemon's services, one named type each, run by one `ServiceGroup` (see `Daemon.makeServiceGroup`).
+// Each stops when graceful shutdown (SIGINT/SIGTERM) reaches it; the group stops them last to first.
+
+/// An in-process virtual board (`run --simulate`). Listed first, so that it outlives the STOPs the boards'
+/// drivers send at shutdown; a board that ended early (the host closed its link) waits for its turn here,
+/// since a group in graceful shutdown takes a service that ends out of turn for a failure.
+struct VirtualBoardService: Service {
+  let name: String
+  let runner: VirtualBoardRunner<ContinuousClock>
+  let logger: Logger
+
+  func run() async throws {
+    await cancelWhenGracefulShutdown {
+      do {
+        try await runner.run()
+      } catch {
+        logger.error("virtual board \(name) stopped: \(error)")
+      }
+    }
+    try? await gracefulShutdown()  // returns at this service's turn, or throws when cancelled: either ends it
+  }
+}
+
+/// The alert engine and its boards; at the end, the last events reach the history and calls that rang
+/// until the boards went quiet are closed.
+struct AlertServiceRunner: Service {
+  let service: AlertService<ContinuousClock>
+  let history: HistoryWriter
+  let locks: [InstanceLock]
+  let logger: Logger
+
+  func run() async throws {
+    await cancelWhenGracefulShutdown {
+      await service.run()
+      await Daemon.finish(history: history, locks: locks, logger: logger)
+    }
+  }
+}
+
+/// The control socket: each request line to the handler, its answer back.
+struct ControlSocketService: Service {
+  let server: ControlSocketServer
+  let handler: ControlSocketServer.Handler
+
+  func run() async throws {
+    await cancelWhenGracefulShutdown { await server.run(handler: handler) }
+  }
+}
+
+/// Prints every engine event on standard output (or hands it to the test's sink), in the format the
+/// configuration in force asks for.
+struct EventPrinterService: Service {
+  let events: AsyncStream<AlertService<ContinuousClock>.Published>
+  let reloader: ConfigurationReloader
+  let printer: EventPrinter?
+  let eventSink: (@Sendable (String) -> Void)?
+
+  func run() async throws {
+    await cancelWhenGracefulShutdown {
+      for await published in events {
+        let line =
+          reloader.current.eventsFormat == .json
+          ? EventLine.json(published.event, at: published.at) : EventLine.text(published.event, at: published.at)
+        if let eventSink { eventSink(line) } else { printer?.print(line) }
+      }
+      printer?.finish()
+    }
+  }
+}
+
+/// The phone-system sources (FRITZ!Box call monitor, Asterisk AMI): each connected, kept connected and read
+/// until the daemon stops. Added to the group only when the config names sources.
+struct BridgeSourcesService<C: Clock>: Service where C.Duration == Duration {
+  let bridges: BridgeService<C>
+
+  func run() async throws {
+    await cancelWhenGracefulShutdown { await bridges.run() }
+  }
+}
+
+/// `systemctl reload` sends SIGHUP: the config file is read again; systemd hears RELOADING=1, then READY=1
+/// once the file was handled (a refused file is logged by the reloader and the running config stays).
+struct HangupReloadService: Service {
+  let hangups: AsyncStream<Void>
+  let reloader: ConfigurationReloader
+
+  func run() async throws {
+    await cancelWhenGracefulShutdown {
+      let notifier = SystemdNotifier.fromEnvironment()
+      for await _ in hangups {
+        notifier.reloading()
+        do { try await reloader.reload(trigger: "SIGHUP") } catch {}  // logged by the reloader
+        notifier.ready(status: "serving")
+      }
+    }
+  }
+}
+
+/// JSON lines on standard input, handled as control requests; failures are written to standard error. The
+/// end of standard input ends only this reader; the daemon goes on serving its socket.
+struct StandardInputService: Service {
+  let handle: @Sendable (_ line: [UInt8], _ lineNumber: Int, _ source: String) async -> String
+
+  func run() async throws {
+    await cancelWhenGracefulShutdown {
+      for await line in StandardInputReader.lines() {
+        let answer: String
+        switch line {
+        case .line(let bytes, let number):
+          // Bytes as they came: invalid UTF-8 in an id is refused by the parser, never replaced.
+          if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
+          answer = await handle(bytes, number, "<stdin>")
+        case .tooLong(let number):
+          answer = ControlResponse.failure("<stdin>:\(number):1: line longer than 256 KiB")
+        }
+        // Successful inputs answer {"ok":true}; only failures are worth a line on standard error.
+        if !answer.hasPrefix(#"{"ok":true"#) {
+          _ = DescriptorWriter.writeAll(STDERR_FILENO, Array((answer + "\n").utf8))
+        }
+      }
+    }
+  }
+}

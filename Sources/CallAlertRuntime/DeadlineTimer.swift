@@ -1,0 +1,128 @@
+import Synchronization
+
+/// One long-lived wake-up for a pure state machine driven against a `Clock`: the owner steps its machine,
+/// then tells the timer the machine's next deadline (``schedule(atMs:)``); ``run(onDeadline:)`` calls back
+/// once that time has come. The time base is milliseconds since the timer was made (``nowMs``), the number
+/// the portable state machines take as `now`.
+///
+/// There is one waiting loop for the timer's whole life, not a task per deadline: a later or cleared
+/// deadline does not disturb it (it wakes at the old time, finds nothing due and waits on), and only an
+/// earlier one interrupts its sleep. Used by `BoardClient`, the daemon's alert service and the virtual
+/// board runner alike.
+public final class DeadlineTimer<C: Clock>: Sendable where C.Duration == Duration {
+  /// The clock.
+  public let clock: C
+  /// The instant ``nowMs`` counts from.
+  public let start: C.Instant
+  private let state = Mutex(State())
+
+  private struct State {
+    /// The deadline, nil when none.
+    var target: C.Instant?
+    /// Bumped when the deadline moves earlier (or appears), or the loop's sleep ends: the loop must look again.
+    var generation: UInt64 = 0
+    /// The loop, while it waits for the deadline to move.
+    var waiter: CheckedContinuation<Void, Never>?
+  }
+
+  /// Creates a timer whose ``nowMs`` reads 0 now.
+  public init(clock: C) {
+    self.clock = clock
+    start = clock.now
+  }
+
+  /// Milliseconds since the timer was made.
+  public var nowMs: UInt64 { Self.milliseconds(start.duration(to: clock.now)) }
+
+  /// The instant `ms` milliseconds after ``start``.
+  public func instant(atMs ms: UInt64) -> C.Instant { start.advanced(by: .milliseconds(Int64(clamping: ms))) }
+
+  /// Whole milliseconds in `duration`, 0 for a negative one.
+  public static func milliseconds(_ duration: Duration) -> UInt64 {
+    let (seconds, attoseconds) = duration.components
+    return UInt64(max(0, seconds)) * 1_000 + UInt64(max(0, attoseconds)) / 1_000_000_000_000_000
+  }
+
+  /// The pending deadline in milliseconds since ``start``; nil when none. For tests.
+  public var scheduledMs: UInt64? {
+    state.withLock { $0.target }.map { Self.milliseconds(start.duration(to: $0)) }
+  }
+
+  /// Sets the next deadline (nil: none), replacing the previous one.
+  public func schedule(atMs ms: UInt64?) {
+    let target = ms.map { instant(atMs: $0) }
+    let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+      let earlier =
+        if let target { state.target.map { target < $0 } ?? true } else { false }
+      state.target = target
+      guard earlier else { return nil }
+      state.generation &+= 1
+      defer { state.waiter = nil }
+      return state.waiter
+    }
+    waiter?.resume()
+  }
+
+  /// Calls `onDeadline` each time the scheduled deadline comes (the deadline is cleared first: the callback
+  /// schedules the next one), until the calling task is cancelled.
+  public func run(onDeadline: @Sendable () async -> Void) async {
+    while !Task.isCancelled {
+      let (target, generation) = state.withLock { ($0.target, $0.generation) }
+      guard let target else {
+        await changed(since: generation)
+        continue
+      }
+      if clock.now < target {
+        // The sleep is a child so that an earlier deadline can end it; the loop itself waits for whichever
+        // comes first, the sleep's end (which wakes it like a change) or the change, without a task hop more.
+        let clock = self.clock
+        await withTaskGroup(of: Void.self) { group in
+          group.addTask {
+            do { try await clock.sleep(until: target, tolerance: nil) } catch { return }
+            self.wake()
+          }
+          await changed(since: generation)
+          group.cancelAll()
+        }
+        continue  // due now, moved earlier, or cancelled: look again
+      }
+      let due = state.withLock { state in
+        guard state.target == target else { return false }
+        state.target = nil
+        return true
+      }
+      if due { await onDeadline() }
+    }
+  }
+
+  /// Wakes the loop as if the deadline had moved (its sleep ended).
+  private func wake() {
+    let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+      state.generation &+= 1
+      defer { state.waiter = nil }
+      return state.waiter
+    }
+    waiter?.resume()
+  }
+
+  /// Returns once the deadline moved earlier than it was at `generation`, or the task is cancelled.
+  private func changed(since generation: UInt64) async {
+    await withTaskCancellationHandler {
+      await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        let now = state.withLock { state in
+          // Cancellation is flagged before its handler runs: seen here, or the handler finds the waiter.
+          guard state.generation == generation, !Task.isCancelled else { return true }
+          state.waiter = continuation
+          return false
+        }
+        if now { continuation.resume() }
+      }
+    } onCancel: {
+      let waiter = state.withLock { state in
+        defer { state.waiter = nil }
+        return state.waiter
+      }
+      waiter?.resume()
+    }
+  }
+}
