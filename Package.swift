@@ -59,6 +59,11 @@ let package = Package(
       name: "CallAlertInputs",
       dependencies: ["CallAlertEngine", "CallAlertProtocol", .product(name: "Yams", package: "Yams")],
       swiftSettings: strictSettings),
+    // Host: the control protocol as types: requests, answers, status, the typed client; JSON only at the edge.
+    .target(
+      name: "CallAlertControl",
+      dependencies: ["CallAlertEngine", "CallAlertInputs", "CallAlertHistory", "CallAlertProtocol"],
+      swiftSettings: strictSettings),
     .target(
       name: "CallAlertHistory",
       dependencies: ["CallAlertEngine", .product(name: "GRDB", package: "GRDB.swift")],
@@ -68,8 +73,8 @@ let package = Package(
     .target(
       name: "CallAlertDaemon",
       dependencies: [
-        "CallAlertEngine", "CallAlertInputs", "CallAlertHistory", "CallAlertClient", "CallAlertSerial",
-        "CallAlertPatterns", "CallAlertProtocol", "CallAlertVirtualBoard", "CallAlertBoardCore",
+        "CallAlertEngine", "CallAlertInputs", "CallAlertControl", "CallAlertHistory", "CallAlertClient",
+        "CallAlertSerial", "CallAlertPatterns", "CallAlertProtocol", "CallAlertVirtualBoard", "CallAlertBoardCore",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "UnixSignals", package: "swift-service-lifecycle"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -81,8 +86,8 @@ let package = Package(
     .target(
       name: "CallAlertDoctor",
       dependencies: [
-        "CallAlertInputs", "CallAlertDaemon", "CallAlertClient", "CallAlertPatterns", "CallAlertProtocol",
-        "CallAlertSerial",
+        "CallAlertInputs", "CallAlertControl", "CallAlertDaemon", "CallAlertClient", "CallAlertPatterns",
+        "CallAlertProtocol", "CallAlertSerial",
       ],
       swiftSettings: strictSettings),
     .target(name: "CBuildInfo"),
@@ -92,8 +97,8 @@ let package = Package(
       name: "callalert",
       dependencies: [
         "CallAlertProtocol", "CallAlertBoardCore", "CallAlertSerial", "CallAlertVirtualBoard", "CallAlertClient",
-        "CallAlertDaemon", "CallAlertInputs", "CallAlertHistory", "CallAlertEngine", "CallAlertPatterns",
-        "CallAlertQemu", "CallAlertDoctor", "CBuildInfo",
+        "CallAlertDaemon", "CallAlertInputs", "CallAlertControl", "CallAlertHistory", "CallAlertEngine",
+        "CallAlertPatterns", "CallAlertQemu", "CallAlertDoctor", "CBuildInfo",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -108,7 +113,8 @@ let package = Package(
       name: "callalert-fuzz-patterns", dependencies: ["CallAlertFuzzDriver", "CallAlertPatterns", "CallAlertProtocol"],
       path: "Tools/fuzz-patterns"),
     .executableTarget(
-      name: "callalert-fuzz-push", dependencies: ["CallAlertFuzzDriver", "CallAlertInputs", "CallAlertEngine"],
+      name: "callalert-fuzz-push",
+      dependencies: ["CallAlertFuzzDriver", "CallAlertInputs", "CallAlertControl", "CallAlertEngine"],
       path: "Tools/fuzz-push"),
 
     // Benchmarks and the reliability soak (`make bench`, `make soak`); the C target counts heap allocations
@@ -167,7 +173,23 @@ let package = Package(
     ),
     .testTarget(
       name: "CallAlertInputsTests",
-      dependencies: ["CallAlertInputs", "CallAlertEngine", "CallAlertProtocol"],
+      dependencies: ["CallAlertInputs", "CallAlertControl", "CallAlertEngine", "CallAlertProtocol"],
+      swiftSettings: strictSettings
+    ),
+    .testTarget(
+      name: "CallAlertControlTests",
+      dependencies: ["CallAlertControl", "CallAlertInputs", "CallAlertEngine", "CallAlertHistory"],
+      swiftSettings: strictSettings
+    ),
+    // The CLI's parsing and help, through `@testable import callalert` (SwiftPM links an executable target's
+    // code into its tests), so the commands stay in the executable that runs them.
+    .testTarget(
+      name: "CallAlertCLITests",
+      dependencies: [
+        "callalert", "CallAlertControl", "CallAlertEngine", "CallAlertInputs",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
       swiftSettings: strictSettings
     ),
     .testTarget(
@@ -179,7 +201,7 @@ let package = Package(
       name: "CallAlertDaemonTests",
       dependencies: [
         "CallAlertDaemon", "CallAlertEngine", "CallAlertHistory", "CallAlertVirtualBoard", "CallAlertSerial",
-        "CallAlertProtocol", "CallAlertPatterns", "CallAlertInputs",
+        "CallAlertProtocol", "CallAlertPatterns", "CallAlertInputs", "CallAlertControl",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -190,8 +212,8 @@ let package = Package(
     .testTarget(
       name: "CallAlertDoctorTests",
       dependencies: [
-        "CallAlertDoctor", "CallAlertInputs", "CallAlertProtocol", "CallAlertDaemon", "CallAlertSerial",
-        "CallAlertPatterns", "CallAlertEngine",
+        "CallAlertDoctor", "CallAlertInputs", "CallAlertControl", "CallAlertProtocol", "CallAlertDaemon",
+        "CallAlertSerial", "CallAlertPatterns", "CallAlertEngine",
       ],
       exclude: ["Fixtures"],
       swiftSettings: strictSettings

@@ -1,4 +1,4 @@
-import CallAlertInputs
+import CallAlertControl
 @preconcurrency import Dispatch
 import Logging
 
@@ -151,7 +151,8 @@ public final class ControlSocketServer: Sendable {
             connection.setBusy(false)
           case .tooLong(let number):
             answer = ControlResponse.failure(
-              "\(connection.name):\(number):1: line longer than \(limits.maxLineLength / 1024) KiB; it was skipped")
+              "\(connection.name):\(number):1: line longer than \(limits.maxLineLength / 1024) KiB; it was skipped"
+            ).line
           }
           guard await connection.send(Array((answer + "\n").utf8)) else { break reading }
         }

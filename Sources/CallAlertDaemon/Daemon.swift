@@ -1,5 +1,6 @@
 import CallAlertBoardCore
 import CallAlertClient
+import CallAlertControl
 import CallAlertEngine
 import CallAlertHistory
 import CallAlertInputs
@@ -158,6 +159,7 @@ public enum Daemon {
       await service.reconfigure(reloaded.engine)
     }
     let handler = ControlHandler(service: service, history: writer, reloader: reloader, logger: logger)
+    let endpoint = ControlLineEndpoint(handle: handler.handle, logger: logger)
     let events = await service.subscribe()
 
     // In-process boards come first: a group stops its services last to first, so they outlive the STOPs (and
@@ -178,7 +180,7 @@ public enum Daemon {
       .init(
         service: TaskService {
           await server.run { line, number, source in
-            await handler.handle(line, lineNumber: number, source: source)
+            await endpoint.answer(line, lineNumber: number, source: source).line
           }
         }),
       .init(
@@ -208,18 +210,18 @@ public enum Daemon {
         .init(
           service: TaskService {
             for await line in StandardInputReader.lines() {
-              let answer: String
+              let answer: ControlResponse
               switch line {
               case .line(let bytes, let number):
                 // Bytes as they came: invalid UTF-8 in an id is refused by the parser, never replaced.
                 if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
-                answer = await handler.handle(bytes, lineNumber: number, source: "<stdin>")
+                answer = await endpoint.answer(bytes, lineNumber: number, source: "<stdin>")
               case .tooLong(let number):
-                answer = ControlResponse.failure("<stdin>:\(number):1: line longer than 256 KiB")
+                answer = .failure("<stdin>:\(number):1: line longer than 256 KiB")
               }
-              // Successful inputs answer {"ok":true}; only failures are worth a line on standard error.
-              if !answer.hasPrefix(#"{"ok":true"#) {
-                _ = DescriptorWriter.writeAll(STDERR_FILENO, Array((answer + "\n").utf8))
+              // Successful inputs are quiet; only failures are worth a line on standard error.
+              if !answer.isSuccess {
+                _ = DescriptorWriter.writeAll(STDERR_FILENO, ControlLineEndpoint.bytes(of: answer))
               }
             }
           }, successTerminationBehavior: .ignore))

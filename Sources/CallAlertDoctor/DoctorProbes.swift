@@ -1,4 +1,5 @@
 import CallAlertClient
+import CallAlertControl
 import CallAlertDaemon
 import CallAlertProtocol
 import CallAlertSerial
@@ -52,19 +53,16 @@ public struct DoctorProbes: Sendable {
   /// The real daemon (a `status` request on its socket), libserialport's port list and a HELLO.
   public static let live = DoctorProbes(
     daemonStatus: { path in
-      let answer: String
+      let status: StatusReport
       do {
-        answer = try await ControlSocketClient.request(#"{"type":"status"}"#, path: path)
-      } catch ControlSocketError.noDaemon {
-        return .failure(.notRunning)
-      } catch ControlSocketError.system(_, _, let error) where error == EACCES || error == EPERM {
-        return .failure(.permissionDenied)
+        status = try await ControlClient.socket(path: path).status()
       } catch {
-        return .failure(.failed("\(error)"))
+        switch error {
+        case .noDaemon: return .failure(.notRunning)
+        case .permissionDenied: return .failure(.permissionDenied)
+        default: return .failure(.failed(error.description))
+        }
       }
-      struct Answer: Decodable { var status: StatusReport? }
-      guard let decoded = try? JSONDecoder().decode(Answer.self, from: Data(answer.utf8)), let status = decoded.status
-      else { return .failure(.failed("the daemon answered something unexpected: \(answer.prefix(200))")) }
       return .success(status)
     },
     listPorts: { (try? SerialPortInfo.list()) ?? [] },

@@ -4,6 +4,7 @@ import CallAlertEngine
 // must neither crash nor hang, and a call it reads must keep the rules the engine relies on.
 // Built by `make fuzz` with -sanitize=fuzzer,address; run as a plain executable it replays files.
 import CallAlertFuzzDriver
+import CallAlertControl
 import CallAlertInputs
 import Foundation
 
