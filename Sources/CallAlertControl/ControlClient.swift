@@ -52,7 +52,9 @@ public struct ControlClient: Sendable {
   }
 
   /// Recent calls, newest first, and what is missing when the history is not whole.
-  public func history(missedOnly: Bool, limit: Int) async throws(ControlClientError) -> (
+  public func history(
+    missedOnly: Bool, limit: Int
+  ) async throws(ControlClientError) -> (
     calls: [CallRecord], problem: HistoryProblem?
   ) {
     switch try await send(.history(missedOnly: missedOnly, limit: limit)) {

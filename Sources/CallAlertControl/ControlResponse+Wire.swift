@@ -64,7 +64,9 @@ extension ControlResponse {
   }
 
   /// `members` then `"<key>":<value>`; a value that cannot be encoded gives a failure line instead.
-  private static func members<Value: Encodable>(_ members: [(String, String)], encoding key: String, _ value: Value)
+  private static func members<Value: Encodable>(
+    _ members: [(String, String)], encoding key: String, _ value: Value
+  )
     -> String
   {
     guard let json = json(value) else { return failure("cannot encode the reply's \(key)").line }

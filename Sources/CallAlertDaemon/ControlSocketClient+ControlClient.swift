@@ -26,7 +26,8 @@ extension ControlClientError {
   init(_ error: ControlSocketError) {
     switch error {
     case .noDaemon: self = .noDaemon(error.description)
-    case .system(_, _, let number) where number == EACCES || number == EPERM: self = .permissionDenied(error.description)
+    case .system(_, _, let number) where number == EACCES || number == EPERM:
+      self = .permissionDenied(error.description)
     default: self = .unreachable(error.description)
     }
   }

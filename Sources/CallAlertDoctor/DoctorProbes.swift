@@ -53,17 +53,18 @@ public struct DoctorProbes: Sendable {
   /// The real daemon (a `status` request on its socket), libserialport's port list and a HELLO.
   public static let live = DoctorProbes(
     daemonStatus: { path in
-      let status: StatusReport
-      do {
-        status = try await ControlClient.socket(path: path).status()
+      let answer: Result<StatusReport, ControlClientError>
+      do throws(ControlClientError) {
+        answer = .success(try await ControlClient.socket(path: path).status())
       } catch {
-        switch error {
-        case .noDaemon: return .failure(.notRunning)
-        case .permissionDenied: return .failure(.permissionDenied)
-        default: return .failure(.failed(error.description))
-        }
+        answer = .failure(error)
       }
-      return .success(status)
+      switch answer {
+      case .success(let status): return .success(status)
+      case .failure(.noDaemon): return .failure(.notRunning)
+      case .failure(.permissionDenied): return .failure(.permissionDenied)
+      case .failure(let error): return .failure(.failed(error.description))
+      }
     },
     listPorts: { (try? SerialPortInfo.list()) ?? [] },
     probeBoard: { path in

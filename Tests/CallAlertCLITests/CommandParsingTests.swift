@@ -69,7 +69,8 @@ import Testing
   @Test(arguments: 0..<boardCommands.count)
   func everyBoardCommandValidatesItsPortAlike(index: Int) {
     let command = Self.boardCommands[index]
-    let file = command == CallAlertCommand.Flash.self || command == CallAlertCommand.Patterns.Check.self ? ["f.yaml"] : []
+    let file =
+      command == CallAlertCommand.Flash.self || command == CallAlertCommand.Patterns.Check.self ? ["f.yaml"] : []
     for (arguments, message) in [
       (["--baud", "12"], "--baud must be 300 to 4000000, got 12"), (["--port", ""], "--port needs a path, or auto"),
     ] {

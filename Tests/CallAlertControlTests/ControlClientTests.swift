@@ -54,7 +54,7 @@ import Testing
   /// A client over an in-memory daemon that parses each line and answers from `answer`.
   static func client(_ answer: @escaping @Sendable (ControlRequest) -> ControlResponse) -> ControlClient {
     ControlClient { line async throws(ControlClientError) in
-      do {
+      do throws(InputError) {
         return answer(try ControlRequest.parse(line: line, source: "test", lineNumber: 1)).line
       } catch {
         return ControlResponse.failure(error).line

@@ -61,7 +61,8 @@ import Testing
   @Test func theDocumentedFailureAnswerIsTheOneWritten() throws {
     let answers = try #require(try Self.blocks("json", under: "Control protocol").last).split(separator: "\n")
     #expect(answers.first == Substring(ControlResponse.ok.line))
-    #expect(answers[1] == Substring(ControlResponse.outcome(RequestOutcome(.ringing, callID: "c1", boards: ["desk"])).line))
+    #expect(
+      answers[1] == Substring(ControlResponse.outcome(RequestOutcome(.ringing, callID: "c1", boards: ["desk"])).line))
     let line = #"{"type":"call","id":"c1","level":"urgent"}"#
     let error = try #require(throws: InputError.self) {
       try ControlRequest.parse(line: line, source: "socket", lineNumber: 1)

@@ -58,7 +58,8 @@ extension CallAlertCommand {
       func sentAtDate() throws -> Date? {
         guard let sentAt else { return nil }
         guard let date = Timestamp.date(number: sentAt) ?? Timestamp.date(text: sentAt) else {
-          throw ValidationError("--sent-at \(DisplayText.excerpt(sentAt)) is not a time; expected \(Timestamp.expected)")
+          throw ValidationError(
+            "--sent-at \(DisplayText.excerpt(sentAt)) is not a time; expected \(Timestamp.expected)")
         }
         return date
       }

@@ -1,10 +1,10 @@
+import CallAlertControl
 import CallAlertEngine
 // libFuzzer target over the daemon's untrusted text inputs: push notification payloads (JSON from an app
 // server) and control lines (JSON from the control socket and standard input). Whatever arrives, parsing
 // must neither crash nor hang, and a call it reads must keep the rules the engine relies on.
 // Built by `make fuzz` with -sanitize=fuzzer,address; run as a plain executable it replays files.
 import CallAlertFuzzDriver
-import CallAlertControl
 import CallAlertInputs
 import Foundation
 

@@ -14,13 +14,17 @@ enum HistoryFromDaemon {
 
   /// Asks the daemon at `socketPath`; nil when no daemon listens there (then the file is the whole truth).
   static func ask(socketPath: String, missedOnly: Bool, limit: Int) async throws -> Answer? {
-    let answer: (calls: [CallRecord], problem: HistoryProblem?)
-    do {
-      answer = try await ControlClient.socket(path: socketPath).history(missedOnly: missedOnly, limit: limit)
+    let answer: Result<(calls: [CallRecord], problem: HistoryProblem?), ControlClientError>
+    do throws(ControlClientError) {
+      answer = .success(
+        try await ControlClient.socket(path: socketPath).history(missedOnly: missedOnly, limit: limit))
     } catch {
-      if case .noDaemon = error { return nil }
-      throw CommandFailure(error.description)
+      answer = .failure(error)
     }
-    return Answer(calls: answer.calls, warning: answer.problem.map(\.error))
+    switch answer {
+    case .success(let history): return Answer(calls: history.calls, warning: history.problem.map(\.error))
+    case .failure(.noDaemon): return nil
+    case .failure(let error): throw CommandFailure(error.description)
+    }
   }
 }

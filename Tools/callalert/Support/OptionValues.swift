@@ -6,11 +6,11 @@ import Logging
 // The closed sets of values the commands take, typed: ArgumentParser lists them in the help and refuses any
 // other value with the list, so no command compares strings itself.
 
-extension EventsFormat: @retroactive ExpressibleByArgument {}
+extension EventsFormat: ExpressibleByArgument {}
 
-extension InterruptionLevel: @retroactive ExpressibleByArgument {}
+extension InterruptionLevel: ExpressibleByArgument {}
 
-extension DoNotDisturbMode: @retroactive ExpressibleByArgument {
+extension DoNotDisturbMode: ExpressibleByArgument {
   /// on, off, scheduled.
   public static var allValueStrings: [String] { ["on", "off", "scheduled"] }
 }
