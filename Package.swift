@@ -178,7 +178,9 @@ let package = Package(
     ),
     .testTarget(
       name: "CallAlertControlTests",
-      dependencies: ["CallAlertControl", "CallAlertInputs", "CallAlertEngine", "CallAlertHistory"],
+      dependencies: [
+        "CallAlertControl", "CallAlertInputs", "CallAlertEngine", "CallAlertHistory", "CallAlertProtocol",
+      ],
       swiftSettings: strictSettings
     ),
     // The CLI's parsing and help, through `@testable import callalert` (SwiftPM links an executable target's
