@@ -69,6 +69,11 @@ let package = Package(
     // Host: phone systems as sources of calls (FRITZ!Box call monitor, Asterisk AMI): parsers, trackers, clients.
     .target(
       name: "CallAlertBridges", dependencies: ["CallAlertEngine", "CallAlertSerial"], swiftSettings: strictSettings),
+    // Host: the control protocol as types: requests, answers, status, the typed client; JSON only at the edge.
+    .target(
+      name: "CallAlertControl",
+      dependencies: ["CallAlertEngine", "CallAlertInputs", "CallAlertHistory", "CallAlertProtocol"],
+      swiftSettings: strictSettings),
     .target(
       name: "CallAlertHistory",
       dependencies: ["CallAlertEngine", .product(name: "GRDB", package: "GRDB.swift")],
@@ -78,9 +83,9 @@ let package = Package(
     .target(
       name: "CallAlertDaemon",
       dependencies: [
-        "CallAlertEngine", "CallAlertInputs", "CallAlertHistory", "CallAlertClient", "CallAlertSerial",
-        "CallAlertPatterns", "CallAlertProtocol", "CallAlertRuntime", "CallAlertVirtualBoard", "CallAlertBoardCore",
-        "CallAlertBridges",
+        "CallAlertEngine", "CallAlertInputs", "CallAlertControl", "CallAlertHistory", "CallAlertClient",
+        "CallAlertSerial", "CallAlertPatterns", "CallAlertProtocol", "CallAlertRuntime", "CallAlertVirtualBoard",
+        "CallAlertBoardCore", "CallAlertBridges",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "UnixSignals", package: "swift-service-lifecycle"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -92,8 +97,8 @@ let package = Package(
     .target(
       name: "CallAlertDoctor",
       dependencies: [
-        "CallAlertInputs", "CallAlertDaemon", "CallAlertClient", "CallAlertPatterns", "CallAlertProtocol",
-        "CallAlertSerial",
+        "CallAlertInputs", "CallAlertControl", "CallAlertDaemon", "CallAlertClient", "CallAlertPatterns",
+        "CallAlertProtocol", "CallAlertSerial",
       ],
       swiftSettings: strictSettings),
     .target(name: "CBuildInfo"),
@@ -103,8 +108,8 @@ let package = Package(
       name: "callalert",
       dependencies: [
         "CallAlertProtocol", "CallAlertBoardCore", "CallAlertSerial", "CallAlertVirtualBoard", "CallAlertClient",
-        "CallAlertDaemon", "CallAlertInputs", "CallAlertHistory", "CallAlertEngine", "CallAlertPatterns",
-        "CallAlertQemu", "CallAlertDoctor", "CBuildInfo",
+        "CallAlertDaemon", "CallAlertInputs", "CallAlertControl", "CallAlertHistory", "CallAlertEngine",
+        "CallAlertPatterns", "CallAlertQemu", "CallAlertDoctor", "CBuildInfo",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -119,7 +124,8 @@ let package = Package(
       name: "callalert-fuzz-patterns", dependencies: ["CallAlertFuzzDriver", "CallAlertPatterns", "CallAlertProtocol"],
       path: "Tools/fuzz-patterns"),
     .executableTarget(
-      name: "callalert-fuzz-push", dependencies: ["CallAlertFuzzDriver", "CallAlertInputs", "CallAlertEngine"],
+      name: "callalert-fuzz-push",
+      dependencies: ["CallAlertFuzzDriver", "CallAlertInputs", "CallAlertControl", "CallAlertEngine"],
       path: "Tools/fuzz-push"),
     .executableTarget(
       name: "callalert-fuzz-fritzbox", dependencies: ["CallAlertFuzzDriver", "CallAlertBridges"],
@@ -189,7 +195,25 @@ let package = Package(
     ),
     .testTarget(
       name: "CallAlertInputsTests",
-      dependencies: ["CallAlertInputs", "CallAlertEngine", "CallAlertProtocol", "CallAlertBridges"],
+      dependencies: ["CallAlertInputs", "CallAlertControl", "CallAlertEngine", "CallAlertProtocol", "CallAlertBridges"],
+      swiftSettings: strictSettings
+    ),
+    .testTarget(
+      name: "CallAlertControlTests",
+      dependencies: [
+        "CallAlertControl", "CallAlertInputs", "CallAlertEngine", "CallAlertHistory", "CallAlertProtocol",
+      ],
+      swiftSettings: strictSettings
+    ),
+    // The CLI's parsing and help, through `@testable import callalert` (SwiftPM links an executable target's
+    // code into its tests), so the commands stay in the executable that runs them.
+    .testTarget(
+      name: "CallAlertCLITests",
+      dependencies: [
+        "callalert", "CallAlertControl", "CallAlertEngine", "CallAlertInputs",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
       swiftSettings: strictSettings
     ),
     .testTarget(
@@ -201,7 +225,7 @@ let package = Package(
       name: "CallAlertDaemonTests",
       dependencies: [
         "CallAlertDaemon", "CallAlertEngine", "CallAlertHistory", "CallAlertVirtualBoard", "CallAlertSerial",
-        "CallAlertProtocol", "CallAlertPatterns", "CallAlertInputs",
+        "CallAlertProtocol", "CallAlertPatterns", "CallAlertInputs", "CallAlertControl",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -211,8 +235,8 @@ let package = Package(
     .testTarget(
       name: "CallAlertDoctorTests",
       dependencies: [
-        "CallAlertDoctor", "CallAlertInputs", "CallAlertProtocol", "CallAlertDaemon", "CallAlertSerial",
-        "CallAlertPatterns", "CallAlertEngine",
+        "CallAlertDoctor", "CallAlertInputs", "CallAlertControl", "CallAlertProtocol", "CallAlertDaemon",
+        "CallAlertSerial", "CallAlertPatterns", "CallAlertEngine",
       ],
       exclude: ["Fixtures"],
       swiftSettings: strictSettings

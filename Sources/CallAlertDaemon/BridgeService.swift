@@ -1,4 +1,5 @@
 import CallAlertBridges
+import CallAlertControl
 import CallAlertEngine
 import CallAlertInputs
 import Foundation
@@ -77,29 +78,6 @@ public final class BridgeService<C: Clock>: Sendable where C.Duration == Duratio
       logger.debug("source \(source): \(notification)")
     case .held(let why):
       logger.info("source \(source): not ringing: \(why)")
-    }
-  }
-}
-
-extension StatusReport {
-  /// A phone-system source and how its connection is doing.
-  public struct Source: Codable, Sendable {
-    /// Its name in the config.
-    public var name: String
-    /// `fritzbox` or `ami`.
-    public var kind: String
-    /// `host:port`.
-    public var address: String
-    /// `connecting`, `connected` or `failing`.
-    public var state: String
-    /// Why it is failing.
-    public var reason: String?
-    /// Milliseconds until the next attempt, while failing.
-    public var nextAttemptMs: UInt64?
-    /// Attempts that failed in a row.
-    public var failures: Int
-    enum CodingKeys: String, CodingKey {
-      case name, kind, address, state, reason, nextAttemptMs = "next_attempt_ms", failures
     }
   }
 }

@@ -1,4 +1,4 @@
-import CallAlertInputs
+import CallAlertControl
 @preconcurrency import Dispatch
 import Logging
 
@@ -121,7 +121,7 @@ final class ControlSocketAcceptor<C: Clock<Duration>>: @unchecked Sendable {
 
   /// Sends one error line (best effort: the socket's buffer is empty, so it fits) and closes.
   private func refuse(_ client: CInt, _ message: String, log: String) {
-    let line = Array((ControlResponse.failure(message) + "\n").utf8)
+    let line = Array((ControlResponse.failure(message).line + "\n").utf8)
     _ = line.withUnsafeBytes { systemSend(client, $0.baseAddress, $0.count) }
     _ = shutdown(client, Int32(SHUT_WR))
     _ = systemClose(client)

@@ -1,4 +1,4 @@
-import CallAlertInputs
+import CallAlertControl
 @preconcurrency import Dispatch
 import Logging
 
@@ -150,8 +150,10 @@ public final class ControlSocketServer: Sendable {
             answer = await handler(bytes, number, connection.name)
             connection.setBusy(false)
           case .tooLong(let number):
-            answer = ControlResponse.failure(
-              "\(connection.name):\(number):1: line longer than \(limits.maxLineLength / 1024) KiB; it was skipped")
+            answer =
+              ControlResponse.failure(
+                "\(connection.name):\(number):1: line longer than \(limits.maxLineLength / 1024) KiB; it was skipped"
+              ).line
           }
           guard await connection.send(Array((answer + "\n").utf8)) else { break reading }
         }

@@ -1,5 +1,6 @@
 import CallAlertBoardCore
 import CallAlertClient
+import CallAlertControl
 import CallAlertEngine
 import CallAlertHistory
 import CallAlertInputs
@@ -162,12 +163,13 @@ public enum Daemon {
       clock: ContinuousClock(), logger: logger)
     let handler = ControlHandler(
       service: service, history: writer, reloader: reloader, logger: logger, bridges: bridges)
+    let endpoint = ControlLineEndpoint(handle: handler.handle, logger: logger)
     let events = await service.subscribe()
 
     // In-process boards come first: a group stops its services last to first, so they outlive the STOPs (and
     // a board whose link the service closed at shutdown may end before its turn).
     let handle: ControlSocketServer.Handler = { line, number, source in
-      await handler.handle(line, lineNumber: number, source: source)
+      await endpoint.answer(line, lineNumber: number, source: source).line
     }
     var services: [ServiceGroupConfiguration.ServiceConfiguration] = virtualBoards.map {
       .init(service: VirtualBoardService(name: $0.name, runner: $0.runner, logger: logger))
@@ -184,7 +186,7 @@ public enum Daemon {
       .init(service: HangupReloadService(hangups: hangups, reloader: reloader)),
     ]
     if options.readStandardInput {
-      services.append(.init(service: StandardInputService(handle: handle), successTerminationBehavior: .ignore))
+      services.append(.init(service: StandardInputService(endpoint: endpoint), successTerminationBehavior: .ignore))
     }
     logger.info("callalert daemon: \(configuration.engine.boards.count) board(s), socket \(configuration.socketPath)")
     return ServiceGroup(

@@ -1,3 +1,4 @@
+import CallAlertControl
 import CallAlertInputs
 import CallAlertVirtualBoard
 import Foundation
@@ -111,23 +112,23 @@ struct HangupReloadService: Service {
 /// JSON lines on standard input, handled as control requests; failures are written to standard error. The
 /// end of standard input ends only this reader; the daemon goes on serving its socket.
 struct StandardInputService: Service {
-  let handle: @Sendable (_ line: [UInt8], _ lineNumber: Int, _ source: String) async -> String
+  let endpoint: ControlLineEndpoint
 
   func run() async throws {
     await cancelWhenGracefulShutdown {
       for await line in StandardInputReader.lines() {
-        let answer: String
+        let answer: ControlResponse
         switch line {
         case .line(let bytes, let number):
           // Bytes as they came: invalid UTF-8 in an id is refused by the parser, never replaced.
           if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
-          answer = await handle(bytes, number, "<stdin>")
+          answer = await endpoint.answer(bytes, lineNumber: number, source: "<stdin>")
         case .tooLong(let number):
-          answer = ControlResponse.failure("<stdin>:\(number):1: line longer than 256 KiB")
+          answer = .failure("<stdin>:\(number):1: line longer than 256 KiB")
         }
-        // Successful inputs answer {"ok":true}; only failures are worth a line on standard error.
-        if !answer.hasPrefix(#"{"ok":true"#) {
-          _ = DescriptorWriter.writeAll(STDERR_FILENO, Array((answer + "\n").utf8))
+        // Successful inputs are quiet; only failures are worth a line on standard error.
+        if !answer.isSuccess {
+          _ = DescriptorWriter.writeAll(STDERR_FILENO, ControlLineEndpoint.bytes(of: answer))
         }
       }
     }

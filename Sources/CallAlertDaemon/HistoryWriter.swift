@@ -1,3 +1,4 @@
+import CallAlertControl
 import CallAlertEngine
 import CallAlertHistory
 import Dispatch

@@ -1,4 +1,5 @@
 import CallAlertClient
+import CallAlertControl
 import CallAlertDaemon
 import CallAlertEngine
 import CallAlertInputs

@@ -1,4 +1,5 @@
 import CallAlertClient
+import CallAlertControl
 import CallAlertDaemon
 import CallAlertProtocol
 import CallAlertSerial
@@ -52,20 +53,18 @@ public struct DoctorProbes: Sendable {
   /// The real daemon (a `status` request on its socket), libserialport's port list and a HELLO.
   public static let live = DoctorProbes(
     daemonStatus: { path in
-      let answer: String
-      do {
-        answer = try await ControlSocketClient.request(#"{"type":"status"}"#, path: path)
-      } catch ControlSocketError.noDaemon {
-        return .failure(.notRunning)
-      } catch ControlSocketError.system(_, _, let error) where error == EACCES || error == EPERM {
-        return .failure(.permissionDenied)
+      let answer: Result<StatusReport, ControlClientError>
+      do throws(ControlClientError) {
+        answer = .success(try await ControlClient.socket(path: path).status())
       } catch {
-        return .failure(.failed("\(error)"))
+        answer = .failure(error)
       }
-      struct Answer: Decodable { var status: StatusReport? }
-      guard let decoded = try? JSONDecoder().decode(Answer.self, from: Data(answer.utf8)), let status = decoded.status
-      else { return .failure(.failed("the daemon answered something unexpected: \(answer.prefix(200))")) }
-      return .success(status)
+      switch answer {
+      case .success(let status): return .success(status)
+      case .failure(.noDaemon): return .failure(.notRunning)
+      case .failure(.permissionDenied): return .failure(.permissionDenied)
+      case .failure(let error): return .failure(.failed(error.description))
+      }
     },
     listPorts: { (try? SerialPortInfo.list()) ?? [] },
     probeBoard: { path in

@@ -107,8 +107,8 @@ public struct DaemonConfiguration: Equatable, Sendable {
 
 /// How the daemon writes events to standard output.
 public enum EventsFormat: String, CaseIterable, Equatable, Sendable {
-  /// One JSON object per line (see ``EventLine/json(_:at:)``).
+  /// One JSON object per line (see `EventLine.json(_:at:)` in CallAlertControl).
   case json
-  /// One readable line per event (see ``EventLine/text(_:at:timeZone:)``).
+  /// One readable line per event (see `EventLine.text(_:at:timeZone:)` in CallAlertControl).
   case text
 }

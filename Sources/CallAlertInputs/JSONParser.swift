@@ -1,18 +1,18 @@
 /// A JSON syntax error at a byte offset.
-struct JSONSyntaxError: Error, Equatable {
+package struct JSONSyntaxError: Error, Equatable {
   /// The offset of the byte where reading failed (the input's length for a premature end).
-  var offset: Int
+  package var offset: Int
   /// What is wrong.
-  var message: String
+  package var message: String
 }
 
 /// A strict RFC 8259 reader over UTF-8 bytes that records where every value starts and ends.
 ///
 /// Foundation's `JSONSerialization` loses positions (and, on Linux, the difference between `true` and `1`);
 /// control lines need the column of the offending value and push payloads the byte offset of a syntax error.
-struct JSONParser {
+package struct JSONParser {
   /// Nesting deeper than this is refused, so a hostile payload cannot exhaust the stack.
-  static let maximumDepth = 256
+  package static let maximumDepth = 256
 
   private let bytes: [UInt8]
   private var index = 0
@@ -23,7 +23,7 @@ struct JSONParser {
   }
 
   /// Reads exactly one JSON value, with optional surrounding whitespace (and a leading UTF-8 byte-order mark).
-  static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
+  package static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
     var parser = JSONParser(bytes)
     if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { parser.index = 3 }
     parser.skipWhitespace()
@@ -36,7 +36,7 @@ struct JSONParser {
   }
 
   /// Reads a UTF-8 string's bytes.
-  static func parse(_ text: String) throws(JSONSyntaxError) -> JSONValue {
+  package static func parse(_ text: String) throws(JSONSyntaxError) -> JSONValue {
     try parse(Array(text.utf8))
   }
 

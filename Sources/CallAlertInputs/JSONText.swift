@@ -1,7 +1,7 @@
 /// Builds JSON text by hand, so that event and response lines keep a fixed, readable key order.
-enum JSONText {
+package enum JSONText {
   /// `text` as a JSON string literal: quotes, backslashes and control characters escaped.
-  static func quoted(_ text: String) -> String {
+  package static func quoted(_ text: String) -> String {
     var result = "\""
     for scalar in text.unicodeScalars {
       switch scalar {
@@ -22,17 +22,17 @@ enum JSONText {
   }
 
   /// A string literal, or `null`.
-  static func quoted(_ text: String?) -> String {
+  package static func quoted(_ text: String?) -> String {
     text.map { quoted($0) } ?? "null"
   }
 
   /// An object from members whose values are already JSON text, in the order given.
-  static func object(_ members: [(String, String)]) -> String {
+  package static func object(_ members: [(String, String)]) -> String {
     "{" + members.map { quoted($0.0) + ":" + $0.1 }.joined(separator: ",") + "}"
   }
 
   /// An array of strings.
-  static func array(_ strings: [String]) -> String {
+  package static func array(_ strings: [String]) -> String {
     "[" + strings.map { quoted($0) }.joined(separator: ",") + "]"
   }
 }

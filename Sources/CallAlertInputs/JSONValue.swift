@@ -2,9 +2,9 @@
 ///
 /// Numbers keep their text: `1`, `1.0` and `1e3` stay as written, and a call id `12345` reads back as
 /// "12345" without a detour through floating point.
-struct JSONValue {
+package struct JSONValue: Sendable {
   /// What the value is.
-  enum Kind {
+  package enum Kind {
     case null
     case bool(Bool)
     /// The number as written.
@@ -16,37 +16,37 @@ struct JSONValue {
   }
 
   /// What the value is.
-  var kind: Kind
+  package var kind: Kind
   /// The offset of the value's first byte in the parsed bytes.
-  var start: Int
+  package var start: Int
   /// The offset one past the value's last byte.
-  var end: Int
+  package var end: Int
 
   /// The members of an object, or nil.
-  var members: [JSONMember]? {
+  package var members: [JSONMember]? {
     if case .object(let members) = kind { return members }
     return nil
   }
 
   /// The elements of an array, or nil.
-  var elements: [JSONValue]? {
+  package var elements: [JSONValue]? {
     if case .array(let elements) = kind { return elements }
     return nil
   }
 
   /// The text of a string, or nil.
-  var string: String? {
+  package var string: String? {
     if case .string(let text) = kind { return text }
     return nil
   }
 
   /// The member `key` of an object (the last one when repeated), or nil.
-  subscript(key: String) -> JSONValue? {
+  package subscript(key: String) -> JSONValue? {
     members?.last { $0.key == key }?.value
   }
 
   /// The value at `path`, or nil when any step is missing or of the wrong kind.
-  func value(at path: JSONPath) -> JSONValue? {
+  package func value(at path: JSONPath) -> JSONValue? {
     var current = self
     for component in path.components {
       switch component {
@@ -62,13 +62,13 @@ struct JSONValue {
   }
 
   /// Whether the value is JSON's `null`.
-  var isNull: Bool {
+  package var isNull: Bool {
     if case .null = kind { return true }
     return false
   }
 
   /// A scalar as text: a string as is, a number as written, `true`/`false`; nil for null, arrays, objects.
-  var scalarText: String? {
+  package var scalarText: String? {
     switch kind {
     case .string(let text): text
     case .number(let text): text
@@ -78,7 +78,7 @@ struct JSONValue {
   }
 
   /// A short name of the value's kind for messages: "a string", "a number", "an object"...
-  var kindDescription: String {
+  package var kindDescription: String {
     switch kind {
     case .null: "null"
     case .bool: "a boolean"
@@ -92,7 +92,7 @@ struct JSONValue {
   /// The value as written in messages: strings quoted, numbers and literals as is, containers by kind.
   /// Long values are cut to an excerpt (``DisplayText/excerptLimit`` characters), so a huge value is not
   /// echoed whole.
-  var quoted: String {
+  package var quoted: String {
     switch kind {
     case .string(let text):
       guard let prefix = DisplayText.prefix(of: text) else { return JSONText.quoted(text) }
@@ -106,11 +106,11 @@ struct JSONValue {
 }
 
 /// One `"key": value` of a JSON object.
-struct JSONMember {
+package struct JSONMember: Sendable {
   /// The key.
-  var key: String
+  package var key: String
   /// The offset of the key's opening quote.
-  var keyOffset: Int
+  package var keyOffset: Int
   /// The value.
-  var value: JSONValue
+  package var value: JSONValue
 }

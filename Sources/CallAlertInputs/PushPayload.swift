@@ -66,19 +66,16 @@ public enum PushPayload {
   public static func parse(
     json bytes: [UInt8], rules: [PushRule] = [], receivedAt: Date, origin: Origin
   ) throws(InputError) -> PushNotification {
-    let root: JSONValue
-    do {
-      root = try JSONParser.parse(bytes)
-    } catch {
-      throw InputError(
-        location: origin.location(of: error.offset, in: bytes), message: "JSON syntax error: \(error.message)")
-    }
-    let reader = PushReader(root: root, bytes: bytes, origin: origin, receivedAt: receivedAt)
-    guard root.members != nil else {
-      throw InputError(
-        location: origin.location(of: root.start, in: bytes),
-        message: "a push payload must be a JSON object, not \(root.kindDescription)")
-    }
+    try read(try Document.parse(bytes, origin: origin), rules: rules, receivedAt: receivedAt)
+  }
+
+  /// Reads a payload parsed before (by the control line that carried it): the config's rules, then the
+  /// presets. The JSON is not read again.
+  public static func read(
+    _ document: Document, rules: [PushRule] = [], receivedAt: Date
+  ) throws(InputError) -> PushNotification {
+    let reader = PushReader(
+      root: document.root, bytes: document.bytes, origin: document.base, receivedAt: receivedAt)
     for (index, rule) in rules.enumerated() where reader.matches(rule) {
       return try reader.apply(rule, index: index)
     }

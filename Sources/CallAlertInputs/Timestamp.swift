@@ -6,23 +6,23 @@ import Foundation
 /// seconds (10^11 s is the year 5138), from there to 10^14 milliseconds (10^11 ms is 1973). Strings are
 /// such a number or ISO 8601 with a zone: `2026-11-21T22:00:00Z`, `2026-11-21T23:00:00.250+01:00`.
 /// The calendar arithmetic is done here, not with `DateFormatter`, so it reads the same on every platform.
-enum Timestamp {
+package enum Timestamp {
   /// Seconds below this, milliseconds from here on.
-  static let millisecondThreshold = 1e11
+  package static let millisecondThreshold = 1e11
   /// Nothing at or above this is a timestamp.
-  static let upperLimit = 1e14
+  package static let upperLimit = 1e14
 
   /// What a timestamp that cannot be read looks like, for messages.
-  static let expected = "Unix seconds, Unix milliseconds or ISO 8601 such as 2026-11-21T22:00:00Z"
+  package static let expected = "Unix seconds, Unix milliseconds or ISO 8601 such as 2026-11-21T22:00:00Z"
 
   /// A date from a number's text; nil when it is not a number, or not positive, or too large.
-  static func date(number text: String) -> Date? {
+  package static func date(number text: String) -> Date? {
     guard let value = Double(text), value.isFinite, value > 0, value < upperLimit else { return nil }
     return Date(timeIntervalSince1970: value < millisecondThreshold ? value : value / 1_000)
   }
 
   /// A date from a string: a number as in ``date(number:)``, or ISO 8601 with a zone.
-  static func date(text: String) -> Date? {
+  package static func date(text: String) -> Date? {
     let trimmed = text.trimmingCharacters(in: .whitespaces)
     if let first = trimmed.unicodeScalars.first, first == "+" || ("0"..."9").contains(first),
       trimmed.unicodeScalars.allSatisfy({ ("0"..."9").contains($0) || $0 == "." })
@@ -33,7 +33,7 @@ enum Timestamp {
   }
 
   /// Parses `YYYY-MM-DDTHH:MM[:SS[.fraction]]` followed by `Z` or `±HH[:MM]`; `T` may be a space.
-  static func iso8601(_ text: String) -> Date? {
+  package static func iso8601(_ text: String) -> Date? {
     var reader = Array(text.utf8)[...]
     func number(_ width: Int) -> Int? {
       guard reader.count >= width else { return nil }
@@ -93,7 +93,7 @@ enum Timestamp {
   }
 
   /// `2026-11-21T22:00:01.250Z`: UTC, always with milliseconds, so lines sort as text.
-  static func iso8601(_ date: Date) -> String {
+  package static func iso8601(_ date: Date) -> String {
     let totalMs = Int64((date.timeIntervalSince1970 * 1_000).rounded(.down))
     let ms = Int((totalMs % 1_000 + 1_000) % 1_000)
     let totalSeconds = (totalMs - Int64(ms)) / 1_000

@@ -1,3 +1,4 @@
+import CallAlertControl
 import Foundation
 import Synchronization
 import Testing
@@ -114,7 +115,7 @@ struct ControlSocketLimitTests {
     let third = try RawClient(folder.socket)
     defer { third.close() }
     let refusal = await onThread { third.readToEnd() }
-    #expect(refusal.text.contains(#""ok":false"#))
+    #expect(Answer.of(refusal.text)?.isSuccess == false)
     #expect(refusal.text.contains("too many connections (the limit is 2)"))
     #expect(refusal.reachedEnd)
     await server.stop()

@@ -1,3 +1,4 @@
+import CallAlertControl
 import CallAlertDaemon
 import CallAlertProtocol
 import CallAlertSerial
@@ -94,14 +95,14 @@ struct DaemonEndToEndTests {
     // A call rings at once, even if the board is still connecting: the engine keeps it until one is there.
     let ack = try await ControlSocketClient.request(
       #"{"type":"call","id":"c1","caller":"+14155550101","name":"Alice"}"#, path: setup.socket)
-    #expect(ack.hasPrefix(#"{"ok":true,"outcome":"#))
+    #expect(Answer.outcome(ack) != nil)
     #expect(await Self.waitUntil(playing: true, board.playback))
     #expect(await board.runner.withBoard { $0.actuators.isAlerting || $0.timeline.alertSpans.count > 0 })
 
     // Bad input is refused with its place, and nothing is lost: the call still rings.
     let refused = try await ControlSocketClient.request(
       #"{"type":"call","id":"c2","level":"urgent"}"#, path: setup.socket)
-    #expect(refused.contains(#""ok":false"#) && refused.contains("level") && refused.contains(":1:"))
+    #expect(Answer.of(refused)?.isSuccess == false && refused.contains("level") && refused.contains(":1:"))
     let statusLine = try await ControlSocketClient.request(#"{"type":"status"}"#, path: setup.socket)
     #expect(statusLine.contains(#""id":"c1""#))
 

@@ -1,3 +1,4 @@
+import CallAlertControl
 import CallAlertDaemon
 import CallAlertHistory
 import Foundation
@@ -64,7 +65,7 @@ struct DaemonHistoryTests {
     let (group, lines, running) = try await Self.daemon(setup)
 
     let ack = try await ControlSocketClient.request(#"{"type":"call","id":"c1","name":"Alice"}"#, path: setup.socket)
-    #expect(ack.hasPrefix(#"{"ok":true,"#))
+    #expect(Answer.of(ack)?.isSuccess == true)
     #expect(await Self.next(lines, containing: #""event":"ringing""#) != nil)
     let status = try await ControlSocketClient.request(#"{"type":"status"}"#, path: setup.socket)
     #expect(status.contains(#""id":"c1""#))
@@ -73,7 +74,7 @@ struct DaemonHistoryTests {
 
     // `history` is not ok: the ringing call's record waits in memory, and the answer says so.
     let history = try await ControlSocketClient.request(#"{"type":"history"}"#, path: setup.socket)
-    #expect(history.hasPrefix(#"{"ok":false,"error":"history degraded ("#))
+    #expect(Answer.historyError(Answer.of(history))?.hasPrefix("history degraded (") == true)
     #expect(history.contains("write(s) pending in memory, 0 lost"))
 
     await group.triggerGracefulShutdown()
@@ -105,7 +106,8 @@ struct DaemonHistoryTests {
     _ = try await ControlSocketClient.request(#"{"type":"call","id":"c1"}"#, path: setup.socket)
     #expect(await Self.next(lines, containing: #""event":"ringing""#) != nil)
     let history = try await ControlSocketClient.request(#"{"type":"history"}"#, path: setup.socket)
-    #expect(history.hasPrefix(#"{"ok":true,"calls":[{"#) && history.contains(#""id":"c1""#))
+    #expect(Answer.of(history)?.isSuccess == true)
+    #expect(Answer.historyCallIDs(Answer.of(history))?.contains("c1") == true)
     let kept = try FileManager.default.contentsOfDirectory(
       atPath: (setup.history as NSString).deletingLastPathComponent)
     #expect(kept.contains { $0.hasPrefix("history.sqlite.corrupt-") })

@@ -1,3 +1,4 @@
+import CallAlertControl
 import CallAlertHistory
 import CallAlertInputs
 import CallAlertProtocol
@@ -51,14 +52,14 @@ struct LifecycleTests {
     let folder = try Folder()
     let daemon = try folder.run()
     #expect(await daemon.waitForError(containing: "callalert daemon:"), "\(daemon.standardError)")
-    #expect(try await folder.request(#"{"type":"call","id":"c1"}"#).hasPrefix(#"{"ok":true,"#))
+    #expect(Answer.of(try await folder.request(#"{"type":"call","id":"c1"}"#))?.isSuccess == true)
     let first = await daemon.firstOutputLine()
     #expect(first?.contains(#""event":"ringing""#) == true, "\(first ?? "no line")")
     try daemon.output.close()  // `head -1` exits
 
     // More events: the hangup's, a new call's. The daemon must be there to take them and ring.
-    #expect(try await folder.request(#"{"type":"hangup","id":"c1"}"#).hasPrefix(#"{"ok":true,"#))
-    #expect(try await folder.request(#"{"type":"call","id":"c2"}"#).hasPrefix(#"{"ok":true,"#))
+    #expect(Answer.of(try await folder.request(#"{"type":"hangup","id":"c1"}"#))?.isSuccess == true)
+    #expect(Answer.of(try await folder.request(#"{"type":"call","id":"c2"}"#))?.isSuccess == true)
     #expect(await daemon.waitForError(containing: "standard output failed"), "\(daemon.standardError)")
     let status = try await folder.request(#"{"type":"status"}"#)
     #expect(status.contains(#""id":"c2""#) && status.contains(#""playing_on":["desk"]"#), "\(status)")
@@ -76,7 +77,7 @@ struct LifecycleTests {
     let folder = try Folder()
     let daemon = try folder.run()
     #expect(await daemon.waitForError(containing: "callalert daemon:"), "\(daemon.standardError)")
-    #expect(try await folder.request(#"{"type":"call","id":"c1"}"#).hasPrefix(#"{"ok":true,"#))
+    #expect(Answer.of(try await folder.request(#"{"type":"call","id":"c1"}"#))?.isSuccess == true)
 
     try folder.write("cap: 25s\nboards:\n  - name: desk\n")
     daemon.signal(SIGHUP)
@@ -86,11 +87,11 @@ struct LifecycleTests {
 
     try folder.write("cap: banana\nboards:\n  - name: desk\n")
     daemon.signal(SIGHUP)
-    #expect(await daemon.waitForError(containing: "refused"), "\(daemon.standardError)")
+    #expect(await daemon.waitForError(containing: "config reload (SIGHUP) refused"), "\(daemon.standardError)")
     #expect(daemon.standardError.contains("config.yaml:1:6"), "\(daemon.standardError)")
     // The control socket's reload takes the same path and gives the same answer.
     let reload = try await folder.request(#"{"type":"reload"}"#)
-    #expect(reload.contains(#""ok":false"#) && reload.contains("config.yaml:1:6"), "\(reload)")
+    #expect(Answer.of(reload)?.isSuccess == false && reload.contains("config.yaml:1:6"), "\(reload)")
     status = try await folder.request(#"{"type":"status"}"#)
     #expect(status.contains(#""id":"c1""#) && status.contains(#""playing_on":["desk"]"#), "\(status)")
 
@@ -108,7 +109,7 @@ struct LifecycleTests {
     let folder = try Folder("cap: 20s\nboards:\n  - name: desk\n    port: \(board.slavePath)\n")
     let daemon = try folder.run([])
     #expect(await daemon.waitForError(containing: "board desk connected"), "\(daemon.standardError)")
-    #expect(try await folder.request(#"{"type":"call","id":"c1"}"#).hasPrefix(#"{"ok":true,"#))
+    #expect(Answer.of(try await folder.request(#"{"type":"call","id":"c1"}"#))?.isSuccess == true)
     #expect(await DaemonEndToEndTests.waitUntil(playing: true, board.playback))
 
     let signalled = Date()
@@ -147,7 +148,7 @@ struct LifecycleTests {
     let (playback, playing) = AsyncStream.makeStream(of: UInt32?.self)
     await runner.withBoard { $0.onPlaybackChange = { playing.yield($0) } }
     let running = Task { try await group.run() }
-    #expect(try await folder.request(#"{"type":"call","id":"c1"}"#).hasPrefix(#"{"ok":true,"#))
+    #expect(Answer.of(try await folder.request(#"{"type":"call","id":"c1"}"#))?.isSuccess == true)
     #expect(await DaemonEndToEndTests.waitUntil(playing: true, playback))
 
     await group.triggerGracefulShutdown()
@@ -184,7 +185,7 @@ struct LifecycleTests {
       }
     }
     // The first one is unharmed.
-    #expect(try await folder.request(#"{"type":"status"}"#).contains(#""ok":true"#))
+    #expect(Answer.of(try await folder.request(#"{"type":"status"}"#))?.isSuccess == true)
     await first.triggerGracefulShutdown()
     try await running.value
     // Its end released the locks: a new daemon starts.

@@ -1,3 +1,4 @@
+import CallAlertControl
 import CallAlertDaemon
 import CallAlertDoctor
 import CallAlertProtocol

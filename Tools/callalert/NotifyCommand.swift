@@ -1,4 +1,5 @@
 import ArgumentParser
+import CallAlertControl
 import CallAlertDaemon
 import CallAlertEngine
 import CallAlertInputs
@@ -14,39 +15,19 @@ struct SocketOption: ParsableArguments {
     return try Daemon.configuration(for: DaemonOptions(configPath: config)).socketPath
   }
 
-  /// Sends one request; returns the answer, or fails with its error when the daemon refused it.
-  func send(_ request: [String: Any], json: Bool = true) async throws -> [String: Any] {
-    try await exchange(request).object
-  }
-
-  /// Sends one request; returns the answer as sent and as an object, or fails when the daemon refused it.
-  func exchange(_ request: [String: Any]) async throws -> (line: String, object: [String: Any]) {
-    let line = String(
-      decoding: try JSONSerialization.data(withJSONObject: request, options: [.sortedKeys]), as: UTF8.self)
-    let answer = try await ControlSocketClient.request(line, path: try path())
-    guard let object = try JSONSerialization.jsonObject(with: Data(answer.utf8)) as? [String: Any] else {
-      throw CommandFailure("the daemon answered something that is not a JSON object: \(DisplayText.excerpt(answer))")
-    }
-    if object["ok"] as? Bool != true {
-      throw CommandFailure(DisplayText.safe((object["error"] as? String) ?? answer))
-    }
-    return (answer, object)
-  }
+  /// The typed client of the daemon there.
+  func client() throws -> ControlClient { ControlClient.socket(path: try path()) }
 }
 
 /// How `notify` reports what the daemon did: one line for people (`ringing c1 on desk`), or with `--json`
-/// the daemon's answer as it came.
+/// the daemon's answer line.
 struct AnswerOptions: ParsableArguments {
   @Flag(help: "Print the daemon's answer as JSON.") var json = false
 
-  /// Sends `request` and prints what happened.
-  func send(_ request: [String: Any], with socket: SocketOption) async throws {
-    let (line, object) = try await socket.exchange(request)
-    if json {
-      print(line)
-    } else {
-      print((object["message"] as? String).map(DisplayText.safe) ?? "ok")
-    }
+  /// Sends `request` and prints what happened; a refusal is the command's failure.
+  func send(_ request: ControlRequest, with socket: SocketOption) async throws {
+    let outcome = try await socket.client().perform(request)
+    print(json ? ControlResponse.outcome(outcome).line : outcome.text)
   }
 }
 
@@ -64,19 +45,36 @@ extension CallAlertCommand {
       @Option(help: "The caller's number.") var caller: String?
       @Option(help: "The caller's name.") var name: String?
       @Option(help: "When the call was sent (ISO 8601 or Unix seconds); the cap counts from there.") var sentAt: String?
-      @Option(help: "passive, active, time-sensitive or critical.") var level: String?
+      @Option(help: "The call's interruption level (default active).") var level: InterruptionLevel?
       @Option(help: "A pattern name to suggest.") var pattern: String?
       @OptionGroup var output: AnswerOptions
 
-      func run() async throws {
-        var request: [String: Any] = ["type": "call", "id": id]
-        if let caller { request["caller"] = caller }
-        if let name { request["name"] = name }
-        if let sentAt { request["sent_at"] = Double(sentAt).map { $0 as Any } ?? sentAt }
-        if let level { request["level"] = level }
-        if let pattern { request["pattern"] = pattern }
-        try await output.send(request, with: socket)
+      func validate() throws {
+        if let problem = CallID.problem(id) { throw ValidationError("--id: \(problem)") }
+        _ = try sentAtDate()
       }
+
+      /// `--sent-at` read as the daemon reads `sent_at`.
+      func sentAtDate() throws -> Date? {
+        guard let sentAt else { return nil }
+        guard let date = Timestamp.date(number: sentAt) ?? Timestamp.date(text: sentAt) else {
+          throw ValidationError(
+            "--sent-at \(DisplayText.excerpt(sentAt)) is not a time; expected \(Timestamp.expected)")
+        }
+        return date
+      }
+
+      /// The request this command sends.
+      func request() throws -> ControlRequest {
+        .input(
+          .call(
+            IncomingCall(
+              id: id, callerNumber: caller.flatMap { $0.isEmpty ? nil : $0 },
+              callerName: name.flatMap { $0.isEmpty ? nil : $0 }, sentAt: try sentAtDate(), level: level ?? .active,
+              patternHint: pattern.flatMap { $0.isEmpty ? nil : $0 })))
+      }
+
+      func run() async throws { try await output.send(try request(), with: socket) }
     }
 
     struct Hangup: AsyncParsableCommand {
@@ -84,7 +82,7 @@ extension CallAlertCommand {
       @OptionGroup var socket: SocketOption
       @Option(help: "The call's id.") var id: String
       @OptionGroup var output: AnswerOptions
-      func run() async throws { try await output.send(["type": "hangup", "id": id], with: socket) }
+      func run() async throws { try await output.send(.input(.hangup(callID: id)), with: socket) }
     }
 
     struct Answered: AsyncParsableCommand {
@@ -93,11 +91,7 @@ extension CallAlertCommand {
       @OptionGroup var socket: SocketOption
       @Option(help: "The call's id.") var id: String?
       @OptionGroup var output: AnswerOptions
-      func run() async throws {
-        var request: [String: Any] = ["type": "answered"]
-        if let id { request["id"] = id }
-        try await output.send(request, with: socket)
-      }
+      func run() async throws { try await output.send(.input(.answered(callID: id)), with: socket) }
     }
 
     struct Push: AsyncParsableCommand {
@@ -117,10 +111,12 @@ extension CallAlertCommand {
           data = contents
         }
         // The file's bytes go to the daemon unchanged, as the text of the payload, so that an error's
-        // line:column is a place in this file.
+        // line:column is a place in this file; a file that is not UTF-8 JSON is refused here, at its place.
         let name = file == "-" ? "<stdin>" : file
-        try await output.send(
-          ["type": "push", "payload": try PushPayload.text(of: Array(data), source: name), "file": name], with: socket)
+        let bytes = Array(data)
+        _ = try PushPayload.text(of: bytes, source: name)
+        let document = try PushPayload.Document.parse(bytes, origin: PushPayload.Origin(source: name))
+        try await output.send(.push(document), with: socket)
       }
     }
 
@@ -129,30 +125,22 @@ extension CallAlertCommand {
         abstract: "Acknowledge: stop every ringing call, or clear missed calls.")
       @OptionGroup var socket: SocketOption
       @OptionGroup var output: AnswerOptions
-      func run() async throws { try await output.send(["type": "ack"], with: socket) }
+      func run() async throws { try await output.send(.input(.acknowledge(board: nil)), with: socket) }
     }
 
     struct DoNotDisturb: AsyncParsableCommand {
       static let configuration = CommandConfiguration(
         commandName: "dnd", abstract: "Switch do-not-disturb: on, off or scheduled.")
       @OptionGroup var socket: SocketOption
-      @Argument(help: "on, off or scheduled.") var mode: String
-      func validate() throws {
-        guard ["on", "off", "scheduled"].contains(mode) else {
-          throw ValidationError("mode must be on, off or scheduled")
-        }
-      }
-      func run() async throws { _ = try await socket.send(["type": "dnd", "mode": mode]) }
+      @Argument(help: "The mode.") var mode: DoNotDisturbMode
+      func run() async throws { _ = try await socket.client().perform(.input(.setDoNotDisturb(mode))) }
     }
 
     struct Silent: AsyncParsableCommand {
       static let configuration = CommandConfiguration(abstract: "Switch silent mode (vibrate only): on or off.")
       @OptionGroup var socket: SocketOption
-      @Argument(help: "on or off.") var state: String
-      func validate() throws {
-        guard ["on", "off"].contains(state) else { throw ValidationError("state must be on or off") }
-      }
-      func run() async throws { _ = try await socket.send(["type": "silent", "on": state == "on"]) }
+      @Argument(help: "The state.") var state: Switch
+      func run() async throws { _ = try await socket.client().perform(.input(.setSilent(state.isOn))) }
     }
   }
 
@@ -164,46 +152,12 @@ extension CallAlertCommand {
     @Flag(help: "Print JSON.") var json = false
 
     func run() async throws {
-      let answer = try await socket.send(["type": "status"])
-      guard let status = answer["status"] as? [String: Any] else {
-        throw CommandFailure("no status in the daemon's answer")
-      }
+      let status = try await socket.client().status()
       if json {
-        let data = try JSONSerialization.data(withJSONObject: status, options: [.prettyPrinted, .sortedKeys])
-        print(String(decoding: data, as: UTF8.self))
+        print(String(decoding: try ControlResponse.encoder(.prettyPrinted).encode(status), as: UTF8.self))
         return
       }
-      if let history = status["history"] as? [String: Any],
-        history["state"] as? String != "ok" || (history["lost"] as? Int ?? 0) > 0
-      {
-        print(
-          "history: \(history["state"] ?? "?") (\(history["error"] ?? "")), \(history["pending"] ?? 0) pending, \(history["lost"] ?? 0) lost"
-        )
-      }
-      let dnd = status["do_not_disturb"] as? [String: Any] ?? [:]
-      print(
-        "do-not-disturb: \(dnd["override"] as? String ?? dnd["mode"] as? String ?? "?")\((dnd["active"] as? Bool) == true ? " (active now)" : "")\((dnd["silent"] as? Bool) == true ? ", silent" : "")"
-      )
-      // Names, ids and serials come from outside (a push, a board): shown safely, never raw to the terminal.
-      func shown(_ value: Any?) -> String { DisplayText.excerpt(value.map { "\($0)" } ?? "") }
-      for board in status["boards"] as? [[String: Any]] ?? [] {
-        let state =
-          board["link"] as? String ?? ((board["connected"] as? Bool) == true ? "connected" : "not connected")
-        let serial = board["serial"].map { ", serial \(shown($0))" } ?? ""
-        let playing = board["playing_call"].map { ", ringing \(shown($0))" } ?? ""
-        print("board \(shown(board["name"])): \(state)\(serial)\(playing)")
-      }
-      for source in status["sources"] as? [[String: Any]] ?? [] { print(SourceLine.text(source)) }
-      let calls = status["calls"] as? [[String: Any]] ?? []
-      print(calls.isEmpty ? "no call ringing" : "ringing:")
-      for call in calls {
-        let boards = (call["playing_on"] as? [String] ?? []).map { shown($0) }.joined(separator: ", ")
-        print(
-          "  \(shown(call["id"])) \(shown(call["name"])) \(shown(call["caller"])): "
-            + "\((call["remaining_ms"] as? Int ?? 0) / 1000) s left on \(boards)")
-      }
-      let missed = status["missed"] as? [[String: Any]] ?? []
-      if !missed.isEmpty { print("missed, not acknowledged: \(missed.count)") }
+      for line in StatusText.lines(of: status) { print(line) }
     }
   }
 

@@ -15,14 +15,13 @@ extension CallAlertCommand {
       static let configuration = CommandConfiguration(
         abstract: "Check a pattern file against a board (the reference board without --port); exit 1 on errors.")
       @Argument(help: "The pattern file.") var file: String
-      @Option(help: ArgumentHelp("Check against this board's capabilities.", valueName: "path|auto")) var port: String?
-      @Option(help: "Baud rate of a real UART.") var baud: Int = 115_200
+      @OptionGroup(title: "Board (checks against its capabilities when --port is given)") var port: PortOptions
 
       func run() async throws {
         let text = try readText(file)
         var capabilities = Capabilities.referenceBoard
-        if let port {
-          let (client, info) = try await PortOptions(port: port, baud: baud).connect()
+        if port.port != nil {
+          let (client, info) = try await port.connect()
           await client.close()
           capabilities = info.capabilities
         }
@@ -37,11 +36,10 @@ extension CallAlertCommand {
     struct List: AsyncParsableCommand {
       static let configuration = CommandConfiguration(abstract: "List the patterns of a file, or of the board's table.")
       @Argument(help: "A pattern file (without it, the board's table).") var file: String?
-      @Option(help: ArgumentHelp("The board to read.", valueName: "path|auto")) var port: String?
-      @Option(help: "Baud rate of a real UART.") var baud: Int = 115_200
+      @OptionGroup(title: "Board (read without a file)") var port: PortOptions
 
       func validate() throws {
-        if file != nil && port != nil { throw ValidationError("give a file or --port, not both") }
+        if file != nil && port.port != nil { throw ValidationError("give a file or --port, not both") }
       }
 
       func run() async throws {
@@ -53,7 +51,7 @@ extension CallAlertCommand {
           }
           return
         }
-        guard let table = try await readBoardTable(port: port ?? "auto", baud: baud) else {
+        guard let table = try await readBoardTable(port) else {
           print("the board has no pattern table; flash one with `callalert flash FILE`")
           return
         }
@@ -76,7 +74,7 @@ extension CallAlertCommand {
       var output: String?
 
       func run() async throws {
-        guard let table = try await readBoardTable(port: port.port, baud: port.baud) else {
+        guard let table = try await readBoardTable(port) else {
           throw CommandFailure("the board has no pattern table")
         }
         let yaml = try PatternFile.decompile(bytes: table)
@@ -247,8 +245,8 @@ func readText(_ path: String) throws -> String {
 }
 
 /// The board's active table, or nil when it has none.
-func readBoardTable(port: String, baud: Int) async throws -> [UInt8]? {
-  let (client, _) = try await PortOptions(port: port, baud: baud).connect()
+func readBoardTable(_ port: PortOptions) async throws -> [UInt8]? {
+  let (client, _) = try await port.connect()
   defer { Task { await client.close() } }
   do {
     return try await TableFlasher(client: client, clock: ContinuousClock()).readInstalledTable()

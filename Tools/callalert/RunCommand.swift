@@ -1,7 +1,6 @@
 import ArgumentParser
 import CallAlertDaemon
 import CallAlertInputs
-import CallAlertSerial
 import Logging
 
 extension CallAlertCommand {
@@ -20,9 +19,7 @@ extension CallAlertCommand {
         """
     )
 
-    @Option(
-      help: ArgumentHelp("A board's port, or auto (overrides the first configured board's).", valueName: "path|auto"))
-    var port: String?
+    @OptionGroup(title: "Board (--port overrides the first configured board's)") var port: PortOptions
     @Flag(help: "Run every configured board as an in-process virtual board.") var simulate = false
     @Option(
       help: ArgumentHelp("The config file (default: ~/.config/callalert/config.yaml if present).", valueName: "file"))
@@ -33,35 +30,22 @@ extension CallAlertCommand {
         "The history database (default: the config's; with --simulate, history-simulate.sqlite beside it).",
         valueName: "file"))
     var history: String?
-    @Option(help: "How events are printed: json or text.") var events: String?
+    @Option(help: "How events are printed.") var events: EventsFormat?
     @Flag(help: "Do not read standard input.") var noStdin = false
-    @Option(help: "Baud rate of a real UART.") var baud: Int = SerialPort.defaultBaudRate
     @Flag(help: "Log debug detail on standard error (--log-level debug).") var verbose = false
-    @Option(
-      help: ArgumentHelp(
-        "The least severe messages logged: trace, debug, info, notice, warning, error or critical (default info).",
-        valueName: "level"))
-    var logLevel: String?
+    @Option(help: ArgumentHelp("The least severe messages logged (default info).", valueName: "level"))
+    var logLevel: Logger.Level?
 
     func validate() throws {
-      if let events, EventsFormat(rawValue: events) == nil {
-        throw ValidationError("--events must be json or text, got \(events)")
-      }
-      if port != nil && simulate { throw ValidationError("give --port or --simulate, not both") }
-      if let logLevel, Logger.Level(rawValue: logLevel) == nil {
-        throw ValidationError(
-          "--log-level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")), got \(logLevel)"
-        )
-      }
+      if port.port != nil && simulate { throw ValidationError("give --port or --simulate, not both") }
     }
 
     func run() async throws {
       // Under systemd the journal stamps lines itself: DaemonLogging then drops the timestamp.
-      DaemonLogging.bootstrap(level: logLevel.flatMap(Logger.Level.init(rawValue:)) ?? (verbose ? .debug : .info))
+      DaemonLogging.bootstrap(level: logLevel ?? (verbose ? .debug : .info))
       let options = DaemonOptions(
-        configPath: config, port: port, simulate: simulate, socketPath: socket,
-        events: events.flatMap(EventsFormat.init),
-        readStandardInput: !noStdin, baudRate: baud, historyPath: history)
+        configPath: config, port: port.port, simulate: simulate, socketPath: socket, events: events,
+        readStandardInput: !noStdin, baudRate: port.baud, historyPath: history)
       do {
         try await Daemon.run(options: options, logger: Logger(label: "callalert"))
       } catch let error as DaemonStartError {

@@ -1,3 +1,4 @@
+import CallAlertControl
 import CallAlertEngine
 // libFuzzer target over the daemon's untrusted text inputs: push notification payloads (JSON from an app
 // server) and control lines (JSON from the control socket and standard input). Whatever arrives, parsing

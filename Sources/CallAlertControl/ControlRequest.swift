@@ -1,4 +1,5 @@
 import CallAlertEngine
+import CallAlertInputs
 import Foundation
 
 /// One request of the control protocol: a JSON object per line, on standard input and on the Unix control
@@ -12,11 +13,11 @@ import Foundation
 public enum ControlRequest: Equatable, Sendable {
   /// Something for the engine: `call`, `hangup`, `answered`, `ack`, `dnd`, `silent`.
   case input(EngineInput)
-  /// A push payload's bytes, for ``PushPayload/parse(json:rules:receivedAt:origin:)`` with the config's rules:
-  /// exactly as they appeared in the line (an object; `origin` is its place in the line), or the text of a
-  /// string `payload` (the file `callalert notify push` read, unchanged; `origin` is the `file` field, or
-  /// `push`, from line 1, column 1).
-  case push(payload: [UInt8], origin: PushPayload.Origin)
+  /// A push payload, parsed once here: an object inside the line (its errors located in the line), or the
+  /// text of a string `payload` (the file `callalert notify push` read, unchanged; its errors located in the
+  /// `file` field's name, or `push`, from line 1, column 1). ``PushPayload/read(_:rules:receivedAt:)`` applies
+  /// the config's rules to it without reading the JSON again.
+  case push(PushPayload.Document)
   /// Ask for the daemon's status.
   case status
   /// Ask for recent calls, newest first.
@@ -149,17 +150,18 @@ struct ControlLineReader {
       let value = try required(root, "payload", type: type)
       let file = try optionalText(root, "file")
       if let text = value.string {
-        return .push(payload: Array(text.utf8), origin: PushPayload.Origin(source: file ?? "push"))
+        return .push(
+          try PushPayload.Document.parse(
+            Array(text.utf8), origin: PushPayload.Origin(source: file ?? "push"), form: .text(file: file)))
       }
       guard value.members != nil else {
         throw error(
           value.start, "payload",
           "must be the push payload as a JSON object, or its text as a string, not \(value.kindDescription)")
       }
-      let column = TextPosition.of(value.start, in: bytes).column
       return .push(
-        payload: Array(bytes[value.start..<value.end]),
-        origin: PushPayload.Origin(source: source, line: lineNumber, column: column))
+        PushPayload.Document(
+          root: value, bytes: bytes, base: PushPayload.Origin(source: source, line: lineNumber), form: .object))
     case "history":
       let missed = try root["missed"].map { (value) throws(InputError) in try bool(value, "missed") } ?? false
       var limit = ControlRequest.defaultHistoryLimit

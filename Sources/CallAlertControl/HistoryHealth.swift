@@ -10,6 +10,18 @@ import Foundation
 /// dropped since the daemon started (the memory queue was full, or the database refused one for good), and
 /// stays until the daemon restarts: a history that lost records is never reported whole.
 public struct HistoryHealth: Codable, Equatable, Sendable {
+  /// Creates a health report.
+  public init(
+    state: State, path: String?, pending: Int, lost: Int, error: String? = nil, movedAside: String? = nil
+  ) {
+    self.state = state
+    self.path = path
+    self.pending = pending
+    self.lost = lost
+    self.error = error
+    self.movedAside = movedAside
+  }
+
   /// Written, or not.
   public enum State: String, Codable, Sendable {
     /// Every record reaches the disk.
@@ -51,44 +63,13 @@ public struct HistoryHealth: Codable, Equatable, Sendable {
   public func eventLine(format: EventsFormat, at date: Date) -> String {
     switch format {
     case .json:
-      let stamp = ControlResponse.ok("at", date).dropFirst(#"{"ok":true,"at":"#.count).dropLast()
-      return #"{"event":"history","at":\#(stamp),"history":\#(Self.json(self))}"#
+      let stamp = JSONText.quoted(Timestamp.iso8601(date))
+      return #"{"event":"history","at":\#(stamp),"history":\#(ControlResponse.json(self) ?? "null")}"#
     case .text:
       let time = DateFormatter()
       time.dateFormat = "HH:mm:ss"
       let what = state == .ok ? "history ok: \(path ?? ":memory:")\(lost > 0 ? ", \(lost) lost" : "")" : summary
       return "\(time.string(from: date)) \(what)\(movedAside.map { "; damaged file kept as \($0)" } ?? "")"
     }
-  }
-
-  /// The JSON object, keys sorted.
-  static func json<Value: Encodable>(_ value: Value) -> String {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    return (try? String(decoding: encoder.encode(value), as: UTF8.self)) ?? "null"
-  }
-}
-
-/// A `history` answer: the calls the disk gave, and the history's health.
-struct HistoryAnswer: Sendable {
-  /// The calls read, newest first; empty when the history could not be read.
-  var calls: [CallRecord]
-  /// The history's health when it was read.
-  var health: HistoryHealth
-  /// Why the calls could not be read, if they could not.
-  var readError: CallHistoryError?
-
-  /// The control reply. Whole: `{"ok":true,"calls":[…]}`. Otherwise never ok, but with what could be read:
-  /// `{"ok":false,"error":"history degraded (…): 3 write(s) pending in memory, 0 lost","history":{…},
-  /// "calls":[…]}`.
-  var controlLine: String {
-    let answer = ControlResponse.ok("calls", calls)
-    guard !health.isWhole || readError != nil else { return answer }
-    let prefix = #"{"ok":true,"#
-    guard answer.hasPrefix(prefix) else { return answer }
-    var error = health.summary
-    if let readError { error += "; cannot read it: \(readError)" }
-    return #"{"ok":false,"error":\#(HistoryHealth.json(error)),"history":\#(HistoryHealth.json(health)),"#
-      + answer.dropFirst(prefix.count)
   }
 }

@@ -1,4 +1,5 @@
 import CallAlertEngine
+import CallAlertInputs
 import Foundation
 
 /// Writes engine events as lines for standard output and listeners: JSON (one object per line, for

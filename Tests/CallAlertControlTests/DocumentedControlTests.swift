@@ -1,3 +1,4 @@
+import CallAlertControl
 import CallAlertEngine
 import CallAlertInputs
 import Foundation
@@ -14,8 +15,14 @@ import Testing
     let parsed = try requests.split(separator: "\n").enumerated().map { index, line in
       try ControlRequest.parse(line: String(line), source: "CONFIG.md", lineNumber: index + 1)
     }
+    let pushes = parsed.compactMap { if case .push(let document) = $0 { document } else { nil } }
     #expect(
-      parsed == [
+      pushes.map(\.payload) == [
+        Array(#"{"pushType":1,"callId":"c3","caller":"+4930123","aps":{"interruption-level":"time-sensitive"}}"#.utf8)
+      ])
+    #expect(pushes.map(\.origin) == [.init(source: "CONFIG.md", line: 8, column: 26)])
+    #expect(
+      parsed.filter { if case .push = $0 { false } else { true } } == [
         .input(
           .call(
             IncomingCall(
@@ -27,10 +34,6 @@ import Testing
         .input(.answered(callID: "c1")),
         .input(.acknowledge(board: nil)),
         .input(.acknowledge(board: "bed")),
-        .push(
-          payload: Array(
-            #"{"pushType":1,"callId":"c3","caller":"+4930123","aps":{"interruption-level":"time-sensitive"}}"#.utf8),
-          origin: .init(source: "CONFIG.md", line: 8, column: 26)),
         .input(.setDoNotDisturb(.scheduled)),
         .input(.setSilent(true)),
         .status,
@@ -57,13 +60,14 @@ import Testing
 
   @Test func theDocumentedFailureAnswerIsTheOneWritten() throws {
     let answers = try #require(try Self.blocks("json", under: "Control protocol").last).split(separator: "\n")
-    #expect(answers.first == Substring(ControlResponse.ok()))
-    #expect(answers[1] == Substring(ControlResponse.ok(RequestOutcome(.ringing, callID: "c1", boards: ["desk"]))))
+    #expect(answers.first == Substring(ControlResponse.ok.line))
+    #expect(
+      answers[1] == Substring(ControlResponse.outcome(RequestOutcome(.ringing, callID: "c1", boards: ["desk"])).line))
     let line = #"{"type":"call","id":"c1","level":"urgent"}"#
     let error = try #require(throws: InputError.self) {
       try ControlRequest.parse(line: line, source: "socket", lineNumber: 1)
     }
-    #expect(answers.last == Substring(ControlResponse.failure(error)))
+    #expect(answers.last == Substring(ControlResponse.failure(error).line))
   }
 
   @Test func theDocumentedEventLinesAreTheOnesWritten() throws {

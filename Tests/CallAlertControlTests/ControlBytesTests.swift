@@ -1,3 +1,4 @@
+import CallAlertControl
 import CallAlertEngine
 import CallAlertInputs
 import Foundation
@@ -47,14 +48,15 @@ import Testing
 
   @Test func aPayloadInTheLineIsLocatedInTheLine() throws {
     let line = #"{"type":"push","payload":{"pushType":1,"id":"c","aps":{"interruption-level":"loud"}}}"#
-    guard case .push(let payload, let origin) = try Self.parse(Array(line.utf8)) else {
+    guard case .push(let document) = try Self.parse(Array(line.utf8)) else {
       Issue.record("not a push")
       return
     }
-    #expect(origin == PushPayload.Origin(source: "socket", line: 3, column: 26))
-    #expect(throws: InputError.self) { try PushPayload.parse(json: payload, receivedAt: Date(), origin: origin) }
+    #expect(document.origin == PushPayload.Origin(source: "socket", line: 3, column: 26))
+    #expect(document.form == .object)
+    #expect(throws: InputError.self) { try PushPayload.read(document, receivedAt: Date()) }
     do {
-      _ = try PushPayload.parse(json: payload, receivedAt: Date(), origin: origin)
+      _ = try PushPayload.read(document, receivedAt: Date())
     } catch {
       // The column of "loud" in the line.
       #expect(
@@ -67,16 +69,17 @@ import Testing
   @Test func aPayloadAsTextKeepsItsLinesAndColumns() throws {
     let file = "{\n  \"pushType\": 1,\n  \"aps\": {\"interruption-level\": \"loud\"}\n}\n"
     let request = try JSONSerialization.data(withJSONObject: ["type": "push", "payload": file, "file": "call.json"])
-    guard case .push(let payload, let origin) = try Self.parse(Array(request)) else {
+    guard case .push(let document) = try Self.parse(Array(request)) else {
       Issue.record("not a push")
       return
     }
-    #expect(payload == Array(file.utf8))
+    #expect(document.payload == Array(file.utf8.dropLast()))
+    #expect(document.form == .text(file: "call.json"))
     #expect(
       throws: InputError(
         location: "call.json:3:33", field: "aps.interruption-level",
         message: "\"loud\" is not one of passive, active, time-sensitive, critical")
-    ) { try PushPayload.parse(json: payload, receivedAt: Date(), origin: origin) }
+    ) { try PushPayload.read(document, receivedAt: Date()) }
   }
 
   @Test func aPayloadFileThatIsNotUTF8IsLocated() {
