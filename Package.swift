@@ -35,9 +35,14 @@ let package = Package(
       name: "CallAlertVirtualBoard", dependencies: ["CallAlertBoardCore", "CallAlertProtocol", "CallAlertSerial"],
       swiftSettings: strictSettings),
 
+    // Host: what the text parsers share: YAML errors and marks read as line:column, "did you mean" hints.
+    .target(
+      name: "CallAlertParsing", dependencies: [.product(name: "Yams", package: "Yams")], swiftSettings: strictSettings),
+
     // Host: pattern files (YAML), ring cadences, RTTTL, vibration waveforms; compiled to the table format.
     .target(
-      name: "CallAlertPatterns", dependencies: ["CallAlertProtocol", .product(name: "Yams", package: "Yams")],
+      name: "CallAlertPatterns",
+      dependencies: ["CallAlertProtocol", "CallAlertParsing", .product(name: "Yams", package: "Yams")],
       swiftSettings: strictSettings),
 
     // Host: the serial ports (libserialport, pseudo-terminals) behind one descriptor-level I/O path.
@@ -57,7 +62,9 @@ let package = Package(
     .target(name: "CallAlertEngine", dependencies: ["CallAlertProtocol"], swiftSettings: strictSettings),
     .target(
       name: "CallAlertInputs",
-      dependencies: ["CallAlertEngine", "CallAlertProtocol", .product(name: "Yams", package: "Yams")],
+      dependencies: [
+        "CallAlertEngine", "CallAlertProtocol", "CallAlertParsing", .product(name: "Yams", package: "Yams"),
+      ],
       swiftSettings: strictSettings),
     .target(
       name: "CallAlertHistory",

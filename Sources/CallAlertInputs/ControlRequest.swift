@@ -1,4 +1,5 @@
 import CallAlertEngine
+import CallAlertParsing
 import Foundation
 
 /// One request of the control protocol: a JSON object per line, on standard input and on the Unix control
