@@ -132,23 +132,30 @@ let package = Package(
       ],
       path: "Tools/bench", exclude: ["MallocCounter"], swiftSettings: strictSettings),
 
-    // Tests.
+    // Tests, and the helpers they share (board rigs, captured logs, bounded waits).
+    .target(
+      name: "CallAlertTestSupport",
+      dependencies: [
+        "CallAlertVirtualBoard", "CallAlertSerial", .product(name: "Clocks", package: "swift-clocks"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      path: "Tests/CallAlertTestSupport", swiftSettings: strictSettings),
     .testTarget(
       name: "CallAlertProtocolTests",
       dependencies: [
-        "CallAlertProtocol",
+        "CallAlertProtocol", "CallAlertVirtualBoard",
         .product(name: "PropertyBased", package: "swift-property-based"),
       ],
       swiftSettings: strictSettings
     ),
     .testTarget(
       name: "CallAlertBoardCoreTests",
-      dependencies: ["CallAlertBoardCore", "CallAlertProtocol"],
+      dependencies: ["CallAlertBoardCore", "CallAlertProtocol", "CallAlertVirtualBoard"],
       swiftSettings: strictSettings
     ),
     .testTarget(
       name: "CallAlertPatternsTests",
-      dependencies: ["CallAlertPatterns", "CallAlertProtocol"],
+      dependencies: ["CallAlertPatterns", "CallAlertProtocol", "CallAlertVirtualBoard"],
       swiftSettings: strictSettings
     ),
     .testTarget(
@@ -163,7 +170,7 @@ let package = Package(
       name: "CallAlertClientTests",
       dependencies: [
         "CallAlertClient", "CallAlertVirtualBoard", "CallAlertBoardCore", "CallAlertProtocol", "CallAlertSerial",
-        .product(name: "Clocks", package: "swift-clocks"),
+        "CallAlertTestSupport", .product(name: "Clocks", package: "swift-clocks"),
       ],
       swiftSettings: strictSettings
     ),
@@ -186,7 +193,7 @@ let package = Package(
       name: "CallAlertDaemonTests",
       dependencies: [
         "CallAlertDaemon", "CallAlertEngine", "CallAlertHistory", "CallAlertVirtualBoard", "CallAlertSerial",
-        "CallAlertProtocol", "CallAlertPatterns", "CallAlertInputs",
+        "CallAlertProtocol", "CallAlertPatterns", "CallAlertInputs", "CallAlertTestSupport",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

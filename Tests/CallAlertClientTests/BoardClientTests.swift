@@ -1,6 +1,7 @@
 import CallAlertBoardCore
 import CallAlertProtocol
 import CallAlertSerial
+import CallAlertTestSupport
 import CallAlertVirtualBoard
 import Testing
 

@@ -91,20 +91,3 @@ final class MutableLine: ByteTransport, Sendable {
 
   func close() { inner.close() }
 }
-
-/// Runs `body` in its own task and returns its result, or nil when it has not finished within `seconds`:
-/// a watchdog, so that a command left without an answer fails the test instead of hanging the run.
-func finishing<T: Sendable>(within seconds: Double, _ body: @escaping @Sendable () async -> T) async -> T? {
-  let (stream, continuation) = AsyncStream.makeStream(of: T?.self)
-  let work = Task { continuation.yield(await body()) }
-  let watchdog = Task {
-    try? await Task.sleep(for: .seconds(seconds))
-    continuation.yield(nil)
-  }
-  var iterator = stream.makeAsyncIterator()
-  let first = await iterator.next() ?? nil
-  watchdog.cancel()
-  continuation.finish()
-  _ = work
-  return first
-}

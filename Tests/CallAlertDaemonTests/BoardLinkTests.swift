@@ -2,6 +2,7 @@ import CallAlertDaemon
 import CallAlertEngine
 import CallAlertProtocol
 import CallAlertSerial
+import CallAlertTestSupport
 import CallAlertVirtualBoard
 import Clocks
 import Foundation
