@@ -25,7 +25,8 @@ final class RingRig: Sendable {
 
   init(
     board: PseudoTerminalBoard? = nil, boards: [AlertBoard] = [AlertBoard(name: "desk")],
-    defaultPattern: PatternReference = .slot(0), rules: [PatternRule] = [], patternTable: PatternBuild? = nil
+    defaultPattern: PatternReference = .slot(0), rules: [PatternRule] = [], patternTable: PatternBuild? = nil,
+    before inputs: [EngineInput] = []
   ) async throws {
     let board = try board ?? PseudoTerminalBoard()
     self.board = board
@@ -44,6 +45,9 @@ final class RingRig: Sendable {
       eventSink.finish()
     }
     let service = self.service
+    // Inputs that must be there before any board connects go in before the service runs, not in a race
+    // with the connection.
+    for input in inputs { _ = await service.submit(input) }
     running = Task { await service.run() }
   }
 
@@ -234,9 +238,10 @@ struct PatternNamesEndToEndTests {
   /// A board that rings when it connects is flashed after the call ends, not during it: the ring is not
   /// interrupted, and the new table's names are used for the next call.
   @Test func aRingingBoardIsFlashedAfterTheCall() async throws {
-    let rig = try await RingRig(defaultPattern: .named("DE"), patternTable: try RingAndVibrateTests.build())
     // The call is there before the board connects, so the board rings as soon as it does.
-    await rig.service.submit(.call(IncomingCall(id: "c1")))
+    let rig = try await RingRig(
+      defaultPattern: .named("DE"), patternTable: try RingAndVibrateTests.build(),
+      before: [.call(IncomingCall(id: "c1"))])
     #expect(await rig.waitForLog("flashing it once the board stops ringing"))
     _ = await rig.board.waitUntil(playing: true)
     let start = await rig.board.runner.withBoard { $0.timeline.firstAlert(from: 0) } ?? 0
