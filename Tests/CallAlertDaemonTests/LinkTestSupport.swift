@@ -1,9 +1,13 @@
+import CallAlertDaemon
+import CallAlertEngine
 import CallAlertProtocol
 import CallAlertSerial
+import CallAlertTestSupport
 import Clocks
 import Foundation
 import Logging
 import Synchronization
+import Testing
 
 /// How many of this process's descriptors are open on `path` (read from /proc/self/fd).
 func descriptorsOpen(on path: String) -> Int {
@@ -85,4 +89,42 @@ actor ScriptedBoard {
     uptimeMs: 0, token: 0, slot: nil, inline: false, elapsedMs: 0, capRemainingMs: 0, leaseRemainingMs: 0,
     actuators: ActuatorState(), indicatorMode: 0, transferActive: false, transferReceived: 0, transferSize: 0,
     counters: LinkCounters())
+}
+
+/// An ``AlertService`` on a test clock with one board, "desk": a ``ScriptedBoard`` at the far end of an
+/// in-memory pair, connected once the rig is made.
+struct ScriptedRig {
+  let clock = TestClock()
+  let board: ScriptedBoard
+  /// The board's end of the line, to write noise on.
+  let boardEnd: MemoryTransport
+  let log = CapturedLog()
+  let service: AlertService<TestClock<Duration>>
+  private let boardTask: Task<Void, Never>
+  private let running: Task<Void, Never>
+
+  /// Starts the board and the service and waits (two virtual seconds at most) for the board to connect.
+  init(refusesPlay: Bool = false) async throws {
+    let (hostEnd, boardEnd) = MemoryTransport.pair()
+    self.boardEnd = boardEnd
+    let board = ScriptedBoard(transport: boardEnd, refusesPlay: refusesPlay)
+    self.board = board
+    boardTask = Task { await board.run() }
+    let handed = HandOut(hostEnd)
+    let service = AlertService(
+      configuration: EngineConfiguration(boards: [AlertBoard(name: "desk")]),
+      connectors: ["desk": { try handed.take() }], clock: clock, logger: log.logger)
+    self.service = service
+    running = Task { await service.run() }
+    let connected = await advance(clock, within: .seconds(2)) { await service.boardLinks()["desk"] == "connected" }
+    #expect(connected != nil, "the scripted board connects")
+  }
+
+  /// Stops the service, then the board.
+  func shutDown() async {
+    running.cancel()
+    _ = await running.value
+    boardEnd.close()
+    _ = await boardTask.result
+  }
 }
