@@ -20,8 +20,9 @@ struct BoardClientTests {
     await rig.shutDown()
   }
 
+  /// On a test clock: the 40 ms beep is still playing when STOP arrives, however busy the machine is.
   @Test func everyCommandIsAnsweredAndNaksAreTyped() async throws {
-    let rig = LoopbackRig()
+    let rig = LoopbackRig(clock: TestClock())
     try await rig.client.connect()
     #expect(try await rig.client.send(.ping([1, 0, 2])) == .pong([1, 0, 2]))
     #expect(try await rig.client.send(.getInfo) != .ok)

@@ -5,24 +5,25 @@ import CallAlertSerial
 import CallAlertVirtualBoard
 import Synchronization
 
-/// A virtual board running in real time at the far end of an in-memory pair, and a client at this end.
-struct LoopbackRig {
-  let runner: VirtualBoardRunner<ContinuousClock>
-  let client: BoardClient<ContinuousClock>
+/// A virtual board at the far end of an in-memory pair, and a client at this end, both on `clock`: in real
+/// time (``init(board:options:shaped:seed:)``), or on a `TestClock` where a test is about timing.
+struct LoopbackRig<C: Clock & Sendable> where C.Duration == Duration {
+  let runner: VirtualBoardRunner<C>
+  let client: BoardClient<C>
   let run: Task<Void, any Error>
 
   init(
-    board: sending VirtualBoard = VirtualBoard(), options: BoardClientOptions = BoardClientOptions(),
+    clock: C, board: sending VirtualBoard = VirtualBoard(), options: BoardClientOptions = BoardClientOptions(),
     shaped: FaultProfile? = nil, seed: UInt64 = 1
   ) {
     let (hostEnd, boardEnd) = MemoryTransport.pair()
     let boardSide: any ByteTransport =
       shaped.map {
-        ShapedTransport(wrapping: boardEnd, pacing: .instant, faults: $0, seed: seed, clock: ContinuousClock())
+        ShapedTransport(wrapping: boardEnd, pacing: .instant, faults: $0, seed: seed, clock: clock)
       } ?? boardEnd
-    let runner = VirtualBoardRunner(board: board, transport: boardSide, clock: ContinuousClock())
+    let runner = VirtualBoardRunner(board: board, transport: boardSide, clock: clock)
     self.runner = runner
-    client = BoardClient(transport: hostEnd, clock: ContinuousClock(), options: options)
+    client = BoardClient(transport: hostEnd, clock: clock, options: options)
     run = Task { try await runner.run() }
   }
 
@@ -30,6 +31,16 @@ struct LoopbackRig {
     await client.close()
     await runner.stop()
     _ = await run.result
+  }
+}
+
+extension LoopbackRig where C == ContinuousClock {
+  /// The rig in real time.
+  init(
+    board: sending VirtualBoard = VirtualBoard(), options: BoardClientOptions = BoardClientOptions(),
+    shaped: FaultProfile? = nil, seed: UInt64 = 1
+  ) {
+    self.init(clock: ContinuousClock(), board: board, options: options, shaped: shaped, seed: seed)
   }
 }
 
