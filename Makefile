@@ -33,9 +33,9 @@ revision:
 	@Tools/scripts/write-revision.sh $(REVISION)
 
 ## test: install what is missing, build the QEMU firmware (when qemu-system-arm and ld.lld are here), build,
-## run every test (the conformance suite runs on the virtual board and the firmware in QEMU; a suite named
-## RealTime*, for a test that truly needs the real clock, runs alone afterwards: none does today), compile the portable core as
-## Embedded Swift, and check the install tree
+## run every test (the conformance suite runs on the virtual board and the firmware in QEMU; the suites named
+## RealTime*, whose tests truly need the real clock (a pseudo-terminal's timing), run alone afterwards),
+## compile the portable core as Embedded Swift, and check the install tree
 test: deps revision
 	@Tools/scripts/firmware-if-possible.sh
 	$(SWIFT) build --build-tests
