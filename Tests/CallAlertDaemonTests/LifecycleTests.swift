@@ -87,7 +87,7 @@ struct LifecycleTests {
 
     try folder.write("cap: banana\nboards:\n  - name: desk\n")
     daemon.signal(SIGHUP)
-    #expect(await daemon.waitForError(containing: "refused"), "\(daemon.standardError)")
+    #expect(await daemon.waitForError(containing: "config reload (SIGHUP) refused"), "\(daemon.standardError)")
     #expect(daemon.standardError.contains("config.yaml:1:6"), "\(daemon.standardError)")
     // The control socket's reload takes the same path and gives the same answer.
     let reload = try await folder.request(#"{"type":"reload"}"#)
