@@ -34,8 +34,8 @@ revision:
 
 ## test: install what is missing, build the QEMU firmware (when qemu-system-arm and ld.lld are here), build,
 ## run every test (the conformance suite runs on the virtual board and the firmware in QEMU; the suites named
-## RealTime*, which flash through lines paced in real time, run alone afterwards), compile the portable core as
-## Embedded Swift, and check the install tree
+## RealTime*, whose tests truly need the real clock (a pseudo-terminal's timing), run alone afterwards),
+## compile the portable core as Embedded Swift, and check the install tree
 test: deps revision
 	@Tools/scripts/firmware-if-possible.sh
 	$(SWIFT) build --build-tests

@@ -39,9 +39,14 @@ let package = Package(
       dependencies: ["CallAlertBoardCore", "CallAlertProtocol", "CallAlertRuntime", "CallAlertSerial"],
       swiftSettings: strictSettings),
 
+    // Host: what the text parsers share: YAML errors and marks read as line:column, "did you mean" hints.
+    .target(
+      name: "CallAlertParsing", dependencies: [.product(name: "Yams", package: "Yams")], swiftSettings: strictSettings),
+
     // Host: pattern files (YAML), ring cadences, RTTTL, vibration waveforms; compiled to the table format.
     .target(
-      name: "CallAlertPatterns", dependencies: ["CallAlertProtocol", .product(name: "Yams", package: "Yams")],
+      name: "CallAlertPatterns",
+      dependencies: ["CallAlertProtocol", "CallAlertParsing", .product(name: "Yams", package: "Yams")],
       swiftSettings: strictSettings),
 
     // Host: the serial ports (libserialport, pseudo-terminals) behind one descriptor-level I/O path.
@@ -63,7 +68,8 @@ let package = Package(
     .target(
       name: "CallAlertInputs",
       dependencies: [
-        "CallAlertEngine", "CallAlertProtocol", "CallAlertBridges", .product(name: "Yams", package: "Yams"),
+        "CallAlertEngine", "CallAlertProtocol", "CallAlertBridges", "CallAlertParsing",
+        .product(name: "Yams", package: "Yams"),
       ],
       swiftSettings: strictSettings),
     // Host: phone systems as sources of calls (FRITZ!Box call monitor, Asterisk AMI): parsers, trackers, clients.
@@ -147,23 +153,30 @@ let package = Package(
       ],
       path: "Tools/bench", exclude: ["MallocCounter"], swiftSettings: strictSettings),
 
-    // Tests.
+    // Tests, and the helpers they share (board rigs, captured logs, bounded waits).
+    .target(
+      name: "CallAlertTestSupport",
+      dependencies: [
+        "CallAlertVirtualBoard", "CallAlertSerial", .product(name: "Clocks", package: "swift-clocks"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      path: "Tests/CallAlertTestSupport", swiftSettings: strictSettings),
     .testTarget(
       name: "CallAlertProtocolTests",
       dependencies: [
-        "CallAlertProtocol",
+        "CallAlertProtocol", "CallAlertVirtualBoard",
         .product(name: "PropertyBased", package: "swift-property-based"),
       ],
       swiftSettings: strictSettings
     ),
     .testTarget(
       name: "CallAlertBoardCoreTests",
-      dependencies: ["CallAlertBoardCore", "CallAlertProtocol"],
+      dependencies: ["CallAlertBoardCore", "CallAlertProtocol", "CallAlertVirtualBoard"],
       swiftSettings: strictSettings
     ),
     .testTarget(
       name: "CallAlertPatternsTests",
-      dependencies: ["CallAlertPatterns", "CallAlertProtocol"],
+      dependencies: ["CallAlertPatterns", "CallAlertProtocol", "CallAlertVirtualBoard"],
       swiftSettings: strictSettings
     ),
     .testTarget(
@@ -183,7 +196,7 @@ let package = Package(
       name: "CallAlertClientTests",
       dependencies: [
         "CallAlertClient", "CallAlertRuntime", "CallAlertVirtualBoard", "CallAlertBoardCore", "CallAlertProtocol",
-        "CallAlertSerial",
+        "CallAlertSerial", "CallAlertTestSupport",
         .product(name: "Clocks", package: "swift-clocks"),
       ],
       swiftSettings: strictSettings
@@ -225,7 +238,7 @@ let package = Package(
       name: "CallAlertDaemonTests",
       dependencies: [
         "CallAlertDaemon", "CallAlertEngine", "CallAlertHistory", "CallAlertVirtualBoard", "CallAlertSerial",
-        "CallAlertProtocol", "CallAlertPatterns", "CallAlertInputs", "CallAlertControl",
+        "CallAlertProtocol", "CallAlertPatterns", "CallAlertInputs", "CallAlertControl", "CallAlertTestSupport",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -1,4 +1,5 @@
 import CallAlertEngine
+import CallAlertParsing
 import Foundation
 internal import Yams
 

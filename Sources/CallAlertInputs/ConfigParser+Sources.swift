@@ -1,5 +1,6 @@
 import CallAlertBridges
 import CallAlertEngine
+import CallAlertParsing
 import Foundation
 internal import Yams
 

@@ -1,4 +1,5 @@
 import CallAlertEngine
+import CallAlertParsing
 import CallAlertProtocol
 import Foundation
 internal import Yams
@@ -21,8 +22,7 @@ extension [YAMLEntry] {
 extension ConfigParser {
   /// `file:line:column` of a node.
   func location(of node: Node) -> (String, Int, Int) {
-    let line = max(node.mark?.line ?? 1, 1)
-    let column = max(node.mark?.column ?? 1, 1)
+    let (line, column) = YAMLProblem.position(of: node)
     return ("\(file):\(line):\(column)", line, column)
   }
 
@@ -39,37 +39,10 @@ extension ConfigParser {
     found.append((line, column, InputError(location: "\(file):\(line):\(column)", field: field, message: message)))
   }
 
-  /// Records a Yams error: syntax errors carry libYAML's line and column.
+  /// Records a Yams error at the place it names; a duplicated key is the error's field.
   mutating func yamlError(_ error: any Error, text: String) {
-    guard let yaml = error as? YamlError else {
-      self.error(line: 1, column: 1, "", "cannot read the file as YAML: \(error)")
-      return
-    }
-    switch yaml {
-    case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
-      .composer(let context, let problem, let mark, _):
-      let while_ = context.map { " (\($0.text) at line \($0.mark.line), column \($0.mark.column))" } ?? ""
-      self.error(line: mark.line, column: mark.column, "", "YAML syntax error: \(problem)\(while_)")
-    case .duplicatedKeysInMapping(let duplicates, let context):
-      let keys = duplicates.map { "'\(DisplayText.excerpt($0))'" }.joined(separator: ", ")
-      self.error(
-        line: context.mark.line, column: context.mark.column, duplicates.first ?? "",
-        "duplicate key \(keys) in one mapping; each key may appear once")
-    case .reader(let problem, let offset, _, _):
-      var line = 1
-      var column = 1
-      for character in text.prefix(offset ?? 0) {
-        if character == "\n" || character == "\r\n" {
-          line += 1
-          column = 1
-        } else {
-          column += character.unicodeScalars.count
-        }
-      }
-      self.error(line: line, column: column, "", "cannot read the file: \(problem); save it as UTF-8")
-    default:
-      self.error(line: 1, column: 1, "", "cannot read the file as YAML: \(yaml)")
-    }
+    let problem = YAMLProblem(error, text: text, displayKey: { DisplayText.excerpt($0) })
+    self.error(line: problem.line, column: problem.column, problem.duplicateKeys.first ?? "", problem.message)
   }
 
   /// `path.key`, or `key` at the top.

@@ -1,4 +1,5 @@
 import CallAlertEngine
+import CallAlertParsing
 import CallAlertProtocol
 import Foundation
 internal import Yams

@@ -1,3 +1,5 @@
+import CallAlertParsing
+
 /// A pattern name a config file uses, with its place, so that a name no pattern defines is reported where
 /// it was written.
 public struct PatternNameUse: Equatable, Sendable {

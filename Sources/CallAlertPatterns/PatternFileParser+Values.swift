@@ -1,3 +1,4 @@
+import CallAlertParsing
 import CallAlertProtocol
 internal import Yams
 
@@ -59,8 +60,8 @@ extension PatternFileParser {
   /// Records an error for every key not in `allowed`, suggesting the closest allowed key.
   mutating func checkKeys(_ entries: [MappingEntry], allowed: [String], _ prefix: String) {
     for entry in entries where !allowed.contains(entry.key) {
-      let suggestion = allowed.min { editDistance($0, entry.key) < editDistance($1, entry.key) }
-      let hint = suggestion.flatMap { editDistance($0, entry.key) <= 2 ? " (did you mean '\($0)'?)" : nil } ?? ""
+      let suggestion = allowed.min { Suggestion.distance($0, entry.key) < Suggestion.distance($1, entry.key) }
+      let hint = suggestion.flatMap { Suggestion.distance($0, entry.key) <= 2 ? " (did you mean '\($0)'?)" : nil } ?? ""
       error(
         entry.keyNode,
         "\(prefix)unknown key '\(entry.key)'\(hint); expected \(allowed.map { "'\($0)'" }.joined(separator: ", "))")
@@ -181,21 +182,4 @@ extension String {
     while let last = slice.last, characters.contains(last) { slice.removeLast() }
     return String(slice)
   }
-}
-
-/// The Levenshtein distance, for "did you mean" hints.
-func editDistance(_ a: String, _ b: String) -> Int {
-  let a = Array(a)
-  let b = Array(b)
-  guard !a.isEmpty else { return b.count }
-  guard !b.isEmpty else { return a.count }
-  var previous = Array(0...b.count)
-  for i in 1...a.count {
-    var current = [i] + Array(repeating: 0, count: b.count)
-    for j in 1...b.count {
-      current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-    }
-    previous = current
-  }
-  return previous[b.count]
 }

@@ -1,3 +1,4 @@
+import CallAlertParsing
 internal import Yams
 
 /// A pattern file's text split into lines, to turn Yams marks and offsets inside strings into
@@ -29,22 +30,7 @@ struct SourceText {
 
   /// Where `node` starts; its mark, or the file's start for nodes without one.
   func location(of node: Node) -> SourceLocation {
-    guard let mark = node.mark else { return location(line: 1, column: 1) }
-    return location(line: mark.line, column: mark.column)
-  }
-
-  /// The location of a character offset (in Swift `Character`s) into the whole text, for reader errors.
-  func location(ofCharacterOffset offset: Int, in text: String) -> SourceLocation {
-    var line = 1
-    var column = 1
-    for character in text.prefix(offset) {
-      if character == "\n" || character == "\r\n" {
-        line += 1
-        column = 1
-      } else {
-        column += character.unicodeScalars.count
-      }
-    }
+    let (line, column) = YAMLProblem.position(of: node)
     return location(line: line, column: column)
   }
 
@@ -145,32 +131,10 @@ struct ScalarLocator {
 }
 
 extension SourceText {
-  /// A diagnostic for a Yams error: syntax errors carry libYAML's line and column.
+  /// A diagnostic for a Yams error, at the place it names.
   func diagnostic(for error: any Error, text: String) -> Diagnostic {
-    guard let error = error as? YamlError else {
-      return .error(at: location(line: 1, column: 1), "cannot read the file as YAML: \(error)")
-    }
-    func describe(_ problem: String, _ context: YamlError.Context?) -> String {
-      guard let context else { return "YAML syntax error: \(problem)" }
-      let text = context.text.trimmingTrailingWhitespace
-      return "YAML syntax error: \(problem) (\(text) at line \(context.mark.line), column \(context.mark.column))"
-    }
-    switch error {
-    case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
-      .composer(let context, let problem, let mark, _):
-      return .error(at: location(line: mark.line, column: mark.column), describe(problem, context))
-    case .duplicatedKeysInMapping(let duplicates, let context):
-      let keys = duplicates.map { "'\($0)'" }.joined(separator: ", ")
-      return .error(
-        at: location(line: context.mark.line, column: context.mark.column),
-        "duplicate key \(keys) in one mapping; each key may appear once")
-    case .reader(let problem, let offset, _, _):
-      return .error(
-        at: offset.map { location(ofCharacterOffset: $0, in: text) } ?? location(line: 1, column: 1),
-        "cannot read the file: \(problem); save it as UTF-8")
-    default:
-      return .error(at: location(line: 1, column: 1), "cannot read the file as YAML: \(error)")
-    }
+    let problem = YAMLProblem(error, text: text)
+    return .error(at: location(line: problem.line, column: problem.column), problem.message)
   }
 }
 

@@ -1,4 +1,5 @@
-/// A small seeded generator (SplitMix64): the same seed gives the same faults on every run.
+/// A small seeded generator (SplitMix64): the same seed gives the same faults on every run. The one copy:
+/// the simulated wires, the virtual hardware, the benchmarks and every seeded test draw from it.
 public struct SplitMix64: RandomNumberGenerator, Sendable {
   private var state: UInt64
 
@@ -14,8 +15,9 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
     return z ^ (z >> 31)
   }
 
-  /// True with probability `rate` (0 never draws).
-  public mutating func chance(_ rate: Double) -> Bool {
+  /// True with probability `rate` (0 never draws). Internal: the tests draw with their own `chance`, which
+  /// always draws, so that their seeds keep naming the same runs.
+  mutating func chance(_ rate: Double) -> Bool {
     rate > 0 && Double(next() >> 11) / Double(1 << 53) < rate
   }
 }

@@ -1,5 +1,6 @@
 import CallAlertBoardCore
 import CallAlertProtocol
+import CallAlertVirtualBoard
 import Testing
 
 /// The summary a committed table should have: its version, its trailing CRC, its size.

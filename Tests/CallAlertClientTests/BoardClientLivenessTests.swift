@@ -2,6 +2,7 @@ import CallAlertBoardCore
 import CallAlertClient
 import CallAlertProtocol
 import CallAlertSerial
+import CallAlertTestSupport
 import CallAlertVirtualBoard
 import Clocks
 import Testing

@@ -1,7 +1,9 @@
 import CallAlertBoardCore
 import CallAlertProtocol
 import CallAlertSerial
+import CallAlertTestSupport
 import CallAlertVirtualBoard
+import Clocks
 import Testing
 
 @testable import CallAlertClient
@@ -18,8 +20,9 @@ struct BoardClientTests {
     await rig.shutDown()
   }
 
+  /// On a test clock: the 40 ms beep is still playing when STOP arrives, however busy the machine is.
   @Test func everyCommandIsAnsweredAndNaksAreTyped() async throws {
-    let rig = LoopbackRig()
+    let rig = LoopbackRig(clock: TestClock())
     try await rig.client.connect()
     #expect(try await rig.client.send(.ping([1, 0, 2])) == .pong([1, 0, 2]))
     #expect(try await rig.client.send(.getInfo) != .ok)
@@ -99,33 +102,38 @@ struct BoardClientTests {
 
   /// A link that stops carrying the host's frames: what was in flight fails after its tries, and so does
   /// everything queued behind it (those once waited for a window that never opened), then the next command
-  /// re-synchronises.
+  /// re-synchronises. On a test clock: with 20 ms deadlines, a real clock on a busy machine could time out
+  /// the very command that should recover.
   @Test(.timeLimit(.minutes(1)))
   func commandsQueuedBehindALinkFailureFailTooAndTheNextCommandRecovers() async throws {
+    let clock = TestClock()
     let (hostEnd, boardEnd) = MemoryTransport.pair()
     let line = MutableLine(wrapping: hostEnd)
-    let runner = VirtualBoardRunner(board: VirtualBoard(), transport: boardEnd, clock: ContinuousClock())
+    let runner = VirtualBoardRunner(board: VirtualBoard(), transport: boardEnd, clock: clock)
     let run = Task { try await runner.run() }
     let options = BoardClientOptions(
       hello: Hello(window: 2), timing: LinkTiming(baseTimeoutMs: 20, maxTries: 2))
-    let client = BoardClient(transport: line, clock: ContinuousClock(), options: options)
-    try await client.connect()
+    let client = BoardClient(transport: line, clock: clock, options: options)
+    _ = try #require(try await driving(clock, within: .seconds(5)) { try await client.connect() })
     line.mute(true)
 
     // One ordered batch of six: two in flight, four queued behind them.
     let batch = try #require(
-      await finishing(within: 10) { try? await client.send(inOrder: (0..<6).map { .ping([UInt8($0)]) }) } ?? nil,
+      try await driving(clock, within: .seconds(10)) {
+        try? await client.send(inOrder: (0..<6).map { .ping([UInt8($0)]) })
+      } ?? nil,
       "every command of the batch gets a result")
     #expect(batch.count == 6)
     for result in batch { #expect(result == .failure(.timeout(command: .ping))) }
 
     line.mute(false)
-    #expect(try await client.send(.ping([41])) == .pong([41]), "the next command re-synchronises")
+    let resynchronised = try await driving(clock, within: .seconds(5)) { try await client.send(.ping([41])) }
+    #expect(resynchronised == .pong([41]), "the next command re-synchronises")
     line.mute(true)
 
     // Five commands from five tasks. Each gets an answer; a task the scheduler starts only after the first
     // failure opens a new handshake first, whose HELLO times out instead.
-    let separate = await finishing(within: 10) {
+    let separate = try await driving(clock, within: .seconds(10)) {
       await withTaskGroup(of: BoardClientError?.self) { group in
         for tag in 0..<5 {
           group.addTask {
@@ -145,7 +153,8 @@ struct BoardClientTests {
     #expect(separate?.allSatisfy { timedOut.contains($0) } == true, "\(String(describing: separate))")
 
     line.mute(false)
-    #expect(try await client.send(.ping([42])) == .pong([42]), "the next command re-synchronises")
+    let again = try await driving(clock, within: .seconds(5)) { try await client.send(.ping([42])) }
+    #expect(again == .pong([42]), "the next command re-synchronises")
     // Every failure was reported once: nothing is left that a later command reusing a number could take.
     #expect(await client.pendingBookkeeping == 0)
     await client.close()

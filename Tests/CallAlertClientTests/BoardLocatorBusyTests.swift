@@ -1,4 +1,5 @@
 import CallAlertSerial
+import CallAlertTestSupport
 import CallAlertVirtualBoard
 import Testing
 
@@ -13,7 +14,7 @@ import Testing
 @Suite("Board locator and busy ports", .timeLimit(.minutes(1)))
 struct BoardLocatorBusyTests {
   @Test func aProbedPortHeldByAnotherOpenIsReportedBusyWithItsHolder() async throws {
-    let board = try BoardClientPseudoTerminalTests.PtyBoard(board: .init())
+    let board = try PseudoTerminalBoard(board: .init())
     // Hosts come and go on this board, as on a real one: its end must not see a hang-up in between.
     let keepAlive = try PseudoTerminal.holdOpen(slavePath: board.slavePath)
     defer { keepAlive.close() }
@@ -37,7 +38,7 @@ struct BoardLocatorBusyTests {
     let free = await BoardLocator.probe([BoardLocator.Port(path: board.slavePath)], all: false)
     #expect(free[0].board != nil && !free[0].isBusy, "\(free[0].probeError ?? "")")
     #expect(try BoardLocator.choose(from: free) == board.slavePath)
-    await board.unplug()
+    await board.stop()
   }
 
   @Test func noBoardAndNothingBusyIsStillNoBoard() {

@@ -5,24 +5,25 @@ import CallAlertSerial
 import CallAlertVirtualBoard
 import Synchronization
 
-/// A virtual board running in real time at the far end of an in-memory pair, and a client at this end.
-struct LoopbackRig {
-  let runner: VirtualBoardRunner<ContinuousClock>
-  let client: BoardClient<ContinuousClock>
+/// A virtual board at the far end of an in-memory pair, and a client at this end, both on `clock`: in real
+/// time (``init(board:options:shaped:seed:)``), or on a `TestClock` where a test is about timing.
+struct LoopbackRig<C: Clock & Sendable> where C.Duration == Duration {
+  let runner: VirtualBoardRunner<C>
+  let client: BoardClient<C>
   let run: Task<Void, any Error>
 
   init(
-    board: sending VirtualBoard = VirtualBoard(), options: BoardClientOptions = BoardClientOptions(),
+    clock: C, board: sending VirtualBoard = VirtualBoard(), options: BoardClientOptions = BoardClientOptions(),
     shaped: FaultProfile? = nil, seed: UInt64 = 1
   ) {
     let (hostEnd, boardEnd) = MemoryTransport.pair()
     let boardSide: any ByteTransport =
       shaped.map {
-        ShapedTransport(wrapping: boardEnd, pacing: .instant, faults: $0, seed: seed, clock: ContinuousClock())
+        ShapedTransport(wrapping: boardEnd, pacing: .instant, faults: $0, seed: seed, clock: clock)
       } ?? boardEnd
-    let runner = VirtualBoardRunner(board: board, transport: boardSide, clock: ContinuousClock())
+    let runner = VirtualBoardRunner(board: board, transport: boardSide, clock: clock)
     self.runner = runner
-    client = BoardClient(transport: hostEnd, clock: ContinuousClock(), options: options)
+    client = BoardClient(transport: hostEnd, clock: clock, options: options)
     run = Task { try await runner.run() }
   }
 
@@ -30,6 +31,16 @@ struct LoopbackRig {
     await client.close()
     await runner.stop()
     _ = await run.result
+  }
+}
+
+extension LoopbackRig where C == ContinuousClock {
+  /// The rig in real time.
+  init(
+    board: sending VirtualBoard = VirtualBoard(), options: BoardClientOptions = BoardClientOptions(),
+    shaped: FaultProfile? = nil, seed: UInt64 = 1
+  ) {
+    self.init(clock: ContinuousClock(), board: board, options: options, shaped: shaped, seed: seed)
   }
 }
 
@@ -90,21 +101,4 @@ final class MutableLine: ByteTransport, Sendable {
   }
 
   func close() { inner.close() }
-}
-
-/// Runs `body` in its own task and returns its result, or nil when it has not finished within `seconds`:
-/// a watchdog, so that a command left without an answer fails the test instead of hanging the run.
-func finishing<T: Sendable>(within seconds: Double, _ body: @escaping @Sendable () async -> T) async -> T? {
-  let (stream, continuation) = AsyncStream.makeStream(of: T?.self)
-  let work = Task { continuation.yield(await body()) }
-  let watchdog = Task {
-    try? await Task.sleep(for: .seconds(seconds))
-    continuation.yield(nil)
-  }
-  var iterator = stream.makeAsyncIterator()
-  let first = await iterator.next() ?? nil
-  watchdog.cancel()
-  continuation.finish()
-  _ = work
-  return first
 }

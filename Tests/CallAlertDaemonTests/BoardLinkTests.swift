@@ -2,6 +2,7 @@ import CallAlertDaemon
 import CallAlertEngine
 import CallAlertProtocol
 import CallAlertSerial
+import CallAlertTestSupport
 import CallAlertVirtualBoard
 import Clocks
 import Foundation
@@ -164,17 +165,8 @@ struct BoardLinkTests {
   /// The PLAY is refused (and so is the built-in ring tried instead): the call is not reported as playing
   /// there, and the failure is logged.
   @Test func aRefusedPlayIsNotReportedAsPlaying() async throws {
-    let clock = TestClock()
-    let (hostEnd, boardEnd) = MemoryTransport.pair()
-    let board = ScriptedBoard(transport: boardEnd, refusesPlay: true)
-    let boardTask = Task { await board.run() }
-    let handed = HandOut(hostEnd)
-    let log = CapturedLog()
-    let service = AlertService(
-      configuration: EngineConfiguration(boards: [AlertBoard(name: "desk")]),
-      connectors: ["desk": { try handed.take() }], clock: clock, logger: log.logger)
-    let running = Task { await service.run() }
-    #expect(await advance(clock, within: .seconds(2)) { await service.boardLinks()["desk"] == "connected" } != nil)
+    let rig = try await ScriptedRig(refusesPlay: true)
+    let (clock, log, service) = (rig.clock, rig.log, rig.service)
 
     await service.submit(.call(IncomingCall(id: "c1")))
     let failed = await advance(clock, within: .seconds(2)) { !log.matching("failed").isEmpty }
@@ -185,26 +177,14 @@ struct BoardLinkTests {
     #expect(settled != nil, "a refused PLAY is not reported as playing")
     #expect(await service.snapshot().boards.first?.token == nil)
 
-    running.cancel()
-    _ = await running.value
-    boardEnd.close()
-    _ = await boardTask.result
+    await rig.shutDown()
   }
 
   /// A line that carries only noise (here 40 KiB that never decode to a frame) is logged once, then
   /// summarised, not once per chunk.
   @Test func aLineOfGarbageIsLoggedOnceThenSummarised() async throws {
-    let clock = TestClock()
-    let (hostEnd, boardEnd) = MemoryTransport.pair()
-    let board = ScriptedBoard(transport: boardEnd)
-    let boardTask = Task { await board.run() }
-    let handed = HandOut(hostEnd)
-    let log = CapturedLog()
-    let service = AlertService(
-      configuration: EngineConfiguration(boards: [AlertBoard(name: "desk")]),
-      connectors: ["desk": { try handed.take() }], clock: clock, logger: log.logger)
-    let running = Task { await service.run() }
-    #expect(await advance(clock, within: .seconds(2)) { await service.boardLinks()["desk"] == "connected" } != nil)
+    let rig = try await ScriptedRig()
+    let (clock, boardEnd, log) = (rig.clock, rig.boardEnd, rig.log)
 
     let garbage = (0..<40_960).map { UInt8(truncatingIfNeeded: $0 % 250 + 1) }
     for start in stride(from: 0, to: garbage.count, by: 512) {
@@ -217,10 +197,7 @@ struct BoardLinkTests {
     #expect(log.matching("decoded to no frame").count == 1, "the first report, in full")
     #expect(log.matching("noise").count + log.matching("no frame").count <= 5)
 
-    running.cancel()
-    _ = await running.value
-    boardEnd.close()
-    _ = await boardTask.result
+    await rig.shutDown()
   }
 
   /// Something on the port answers HELLO with bytes that are not frames (a board at another baud rate, a
@@ -255,17 +232,8 @@ struct BoardLinkTests {
 
   /// One FAULT flood gave 6 667 identical warnings. Now: the first is logged, then one summary per interval.
   @Test func aFaultFloodIsLoggedOnceThenSummarised() async throws {
-    let clock = TestClock()
-    let (hostEnd, boardEnd) = MemoryTransport.pair()
-    let board = ScriptedBoard(transport: boardEnd)
-    let boardTask = Task { await board.run() }
-    let handed = HandOut(hostEnd)
-    let log = CapturedLog()
-    let service = AlertService(
-      configuration: EngineConfiguration(boards: [AlertBoard(name: "desk")]),
-      connectors: ["desk": { try handed.take() }], clock: clock, logger: log.logger)
-    let running = Task { await service.run() }
-    #expect(await advance(clock, within: .seconds(2)) { await service.boardLinks()["desk"] == "connected" } != nil)
+    let rig = try await ScriptedRig()
+    let (clock, board, log) = (rig.clock, rig.board, rig.log)
 
     await board.flood(500)
     // The first is logged in full; the rest are counted, and summarised when the interval ends (several
@@ -281,9 +249,6 @@ struct BoardLinkTests {
     #expect(log.matching("fault motorDuty").count <= 5, "\(log.matching("fault").count) lines for 500 FAULTs")
     #expect(log.matching("more times in the last 10 s").count >= 1)
 
-    running.cancel()
-    _ = await running.value
-    boardEnd.close()
-    _ = await boardTask.result
+    await rig.shutDown()
   }
 }

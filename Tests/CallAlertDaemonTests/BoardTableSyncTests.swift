@@ -2,6 +2,7 @@ import CallAlertClient
 import CallAlertPatterns
 import CallAlertProtocol
 import CallAlertSerial
+import CallAlertTestSupport
 import Foundation
 import Logging
 import Testing
@@ -13,14 +14,12 @@ import Testing
 @Suite("Board table sync", .serialized, .timeLimit(.minutes(1)))
 struct BoardTableSyncTests {
   @Test func aRingingBoardWaitsAnIdleOneIsFlashedAndAMatchingOneIsLeftAlone() async throws {
-    let board = try DaemonEndToEndTests.PtyBoard()
+    let board = try PseudoTerminalBoard()
     let client = BoardClient(transport: try SerialPort.open(board.slavePath), clock: ContinuousClock())
     _ = try await client.connect()
     let wanted = try RingAndVibrateTests.build()
-    let (logs, sink) = AsyncStream.makeStream(of: String.self)
-    var logger = Logger(label: "test") { _ in CapturingLogHandler(sink: { sink.yield($0) }) }
-    logger.logLevel = .info
-    let sync = BoardTableSync(board: "desk", wanted: wanted, clock: ContinuousClock(), logger: logger)
+    let log = CapturedLog(level: .info)
+    let sync = BoardTableSync(board: "desk", wanted: wanted, clock: ContinuousClock(), logger: log.logger)
 
     let ringing = await sync.run(client: client, mayFlash: { false })
     #expect(ringing.flashDeferred && ringing.known && ringing.table == nil)
@@ -33,9 +32,7 @@ struct BoardTableSyncTests {
 
     let again = await sync.run(client: client, mayFlash: { true })
     #expect(again.table == wanted.table && !again.flashDeferred)
-    sink.finish()
-    var lines: [String] = []
-    for await line in logs { lines.append(line) }
+    let lines = log.messages
     #expect(lines.contains { $0.contains("flashing it once the board stops ringing") })
     #expect(lines.filter { $0.contains("flashed family.yaml") }.count == 1)
     #expect(lines.contains { $0.contains("pattern table matches family.yaml") })

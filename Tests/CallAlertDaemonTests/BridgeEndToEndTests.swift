@@ -1,5 +1,6 @@
 import CallAlertDaemon
 import CallAlertProtocol
+import CallAlertTestSupport
 import CallAlertVirtualBoard
 import Foundation
 import Logging
@@ -86,7 +87,7 @@ struct BridgeEndToEndTests {
 
   @Test(arguments: flows)
   func aDocumentedFlowRingsTheBoardAndLandsInTheHistory(_ flow: Flow) async throws {
-    let board = try Rig.PtyBoard()
+    let board = try PseudoTerminalBoard()
     let setup = try Rig.Setup(port: board.slavePath)
     let server = try FakePhoneServer(playing: try FakePhoneServer.steps(flow.file))
     let config = try Self.configure(setup, kind: flow.file.hasPrefix("ami") ? "ami" : "fritzbox", port: server.port)
@@ -167,7 +168,7 @@ struct BridgeEndToEndTests {
   }
 
   @Test func aSourceThatCannotBeReachedIsFailingInStatusWithItsReasonAndNextAttempt() async throws {
-    let board = try Rig.PtyBoard()
+    let board = try PseudoTerminalBoard()
     let setup = try Rig.Setup(port: board.slavePath)
     let port = FakePhoneServer.refusingPort()
     let config = try Self.configure(setup, kind: "fritzbox", port: port)

@@ -1,6 +1,7 @@
 import CallAlertEngine
 import CallAlertHistory
 import CallAlertSerial
+import CallAlertTestSupport
 import Foundation
 import Testing
 
@@ -37,7 +38,7 @@ struct CommandLineTests {
   /// `flash` reported a bad file as one "Error:" blob with a summary line; it now prints exactly what
   /// `patterns check` prints against the same board, and sends nothing.
   @Test func flashReportsTheSameDiagnosticsAsPatternsCheck() async throws {
-    let board = try DaemonEndToEndTests.PtyBoard()
+    let board = try PseudoTerminalBoard()
     // A slave kept open: the board's end sees no hang-up between the two commands.
     let keepAlive = try PseudoTerminal.holdOpen(slavePath: board.slavePath)
     defer { keepAlive.close() }

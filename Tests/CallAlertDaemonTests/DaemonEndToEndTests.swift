@@ -2,6 +2,7 @@ import CallAlertControl
 import CallAlertDaemon
 import CallAlertProtocol
 import CallAlertSerial
+import CallAlertTestSupport
 import CallAlertVirtualBoard
 import Foundation
 import Logging
@@ -13,37 +14,6 @@ import Testing
 /// the control socket, events out, the history in SQLite.
 @Suite("Daemon end to end", .serialized, .timeLimit(.minutes(1)))
 struct DaemonEndToEndTests {
-  /// A virtual board on a pseudo-terminal whose actuator changes are observable as a stream.
-  final class PtyBoard: Sendable {
-    let runner: VirtualBoardRunner<ContinuousClock>
-    let slavePath: String
-    let changes: AsyncStream<ActuatorTimeline.Entry>
-    /// The playing token at each change; nil when nothing plays.
-    let playback: AsyncStream<UInt32?>
-    private let task: Task<Void, any Error>
-
-    init() throws {
-      let (master, slavePath) = try PseudoTerminal.open()
-      let channel = try DescriptorChannel(taking: master, name: slavePath)
-      let board = VirtualBoard()
-      let (changes, sink) = AsyncStream.makeStream(of: ActuatorTimeline.Entry.self)
-      board.hardware.onChange = { sink.yield($0) }
-      self.changes = changes
-      let (playback, playing) = AsyncStream.makeStream(of: UInt32?.self)
-      board.onPlaybackChange = { playing.yield($0) }
-      self.playback = playback
-      runner = VirtualBoardRunner(board: board, transport: channel, clock: ContinuousClock())
-      self.slavePath = slavePath
-      let runner = self.runner
-      task = Task { try await runner.run() }
-    }
-
-    func stop() async {
-      await runner.stop()
-      _ = await task.result
-    }
-  }
-
   /// A temporary directory with a config naming the board, the socket and the history.
   struct Setup {
     let directory: URL
@@ -72,14 +42,8 @@ struct DaemonEndToEndTests {
     }
   }
 
-  /// Waits until something plays (`true`) or nothing does (`false`) on the board.
-  static func waitUntil(playing: Bool, _ playback: AsyncStream<UInt32?>) async -> Bool {
-    for await token in playback where (token != nil) == playing { return true }
-    return false
-  }
-
   @Test func aCallRingsAndItsHangupSilencesTheBoardOverTheControlSocket() async throws {
-    let board = try PtyBoard()
+    let board = try PseudoTerminalBoard()
     let setup = try Setup(port: board.slavePath)
     let events = Mutex<[String]>([])
     let group = try await Daemon.makeServiceGroup(
@@ -96,7 +60,7 @@ struct DaemonEndToEndTests {
     let ack = try await ControlSocketClient.request(
       #"{"type":"call","id":"c1","caller":"+14155550101","name":"Alice"}"#, path: setup.socket)
     #expect(Answer.outcome(ack) != nil)
-    #expect(await Self.waitUntil(playing: true, board.playback))
+    #expect(await board.waitUntil(playing: true))
     #expect(await board.runner.withBoard { $0.actuators.isAlerting || $0.timeline.alertSpans.count > 0 })
 
     // Bad input is refused with its place, and nothing is lost: the call still rings.
@@ -108,7 +72,7 @@ struct DaemonEndToEndTests {
 
     // The hangup silences the board.
     _ = try await ControlSocketClient.request(#"{"type":"hangup","id":"c1"}"#, path: setup.socket)
-    #expect(await Self.waitUntil(playing: false, board.playback))
+    #expect(await board.waitUntil(playing: false))
     #expect(await board.runner.withBoard { !$0.actuators.isAlerting })
 
     // The history has the call, hung up.
@@ -124,23 +88,23 @@ struct DaemonEndToEndTests {
   }
 
   @Test func theCapEndsACallAndTheMissedCallSurvivesARestart() async throws {
-    let board = try PtyBoard()
+    let board = try PseudoTerminalBoard()
     let setup = try Setup(port: board.slavePath)
     let options = DaemonOptions(configPath: setup.config, readStandardInput: false)
     let group = try await Daemon.makeServiceGroup(options: options, logger: Logger(label: "test"), eventSink: { _ in })
     let running = Task { try await group.run() }
     // First make sure the board is connected: a call rings, and is answered.
     _ = try await ControlSocketClient.request(#"{"type":"call","id":"first"}"#, path: setup.socket)
-    #expect(await Self.waitUntil(playing: true, board.playback))
+    #expect(await board.waitUntil(playing: true))
     _ = try await ControlSocketClient.request(#"{"type":"answered"}"#, path: setup.socket)
-    #expect(await Self.waitUntil(playing: false, board.playback))
+    #expect(await board.waitUntil(playing: false))
     // Sent 19.7 s ago under a 20 s cap: it may ring for 300 ms only, and the board ends it by its own cap too.
     // Unix milliseconds: ISO 8601 without a fraction would round the lateness by up to a second.
     let sentAt = Int64((Date().timeIntervalSince1970 - 19.7) * 1_000)
     let before = await board.runner.nowMs
     _ = try await ControlSocketClient.request(#"{"type":"call","id":"late","sent_at":\#(sentAt)}"#, path: setup.socket)
-    #expect(await Self.waitUntil(playing: true, board.playback))
-    #expect(await Self.waitUntil(playing: false, board.playback))
+    #expect(await board.waitUntil(playing: true))
+    #expect(await board.waitUntil(playing: false))
     let rang = await board.runner.withBoard { board in
       board.timeline.alertSpans.filter { $0.start >= before }.map { ($0.end ?? 0) - $0.start }.reduce(0, +)
     }

@@ -2,6 +2,7 @@ import CallAlertControl
 import CallAlertHistory
 import CallAlertInputs
 import CallAlertProtocol
+import CallAlertTestSupport
 import CallAlertVirtualBoard
 import Foundation
 import Logging
@@ -105,17 +106,17 @@ struct LifecycleTests {
   /// the next start, which closed it at that start's time.
   @Test(arguments: [SIGTERM, SIGINT])
   func aStopSignalSilencesTheBoardAndClosesTheCallAsInterrupted(signal: Int32) async throws {
-    let board = try DaemonEndToEndTests.PtyBoard()
+    let board = try PseudoTerminalBoard()
     let folder = try Folder("cap: 20s\nboards:\n  - name: desk\n    port: \(board.slavePath)\n")
     let daemon = try folder.run([])
     #expect(await daemon.waitForError(containing: "board desk connected"), "\(daemon.standardError)")
     #expect(Answer.of(try await folder.request(#"{"type":"call","id":"c1"}"#))?.isSuccess == true)
-    #expect(await DaemonEndToEndTests.waitUntil(playing: true, board.playback))
+    #expect(await board.waitUntil(playing: true))
 
     let signalled = Date()
     let before = await board.runner.nowMs
     daemon.signal(signal)
-    #expect(await DaemonEndToEndTests.waitUntil(playing: false, board.playback))
+    #expect(await board.waitUntil(playing: false))
     let silentAfterMs = await board.runner.nowMs - before
     #expect(silentAfterMs < 1_000, "silent \(silentAfterMs) ms after the signal")
     #expect(await board.runner.withBoard { !$0.actuators.isAlerting })
@@ -149,7 +150,7 @@ struct LifecycleTests {
     await runner.withBoard { $0.onPlaybackChange = { playing.yield($0) } }
     let running = Task { try await group.run() }
     #expect(Answer.of(try await folder.request(#"{"type":"call","id":"c1"}"#))?.isSuccess == true)
-    #expect(await DaemonEndToEndTests.waitUntil(playing: true, playback))
+    #expect(await Self.waitUntilPlaying(playback))
 
     await group.triggerGracefulShutdown()
     try await running.value
@@ -205,5 +206,13 @@ struct LifecycleTests {
     let named = try Daemon.configuration(
       for: DaemonOptions(configPath: folder.config, simulate: true, historyPath: "/tmp/x.sqlite"))
     #expect(named.historyPath == "/tmp/x.sqlite")
+  }
+}
+
+extension LifecycleTests {
+  /// Waits until something plays on a board the daemon made; false when its stream ended first.
+  static func waitUntilPlaying(_ playback: AsyncStream<UInt32?>) async -> Bool {
+    for await token in playback where token != nil { return true }
+    return false
   }
 }

@@ -1,118 +1,13 @@
+import CallAlertDaemon
+import CallAlertEngine
 import CallAlertProtocol
 import CallAlertSerial
+import CallAlertTestSupport
 import Clocks
 import Foundation
 import Logging
 import Synchronization
-
-/// Log lines, kept for assertions.
-final class CapturedLog: Sendable {
-  private let lines = Mutex<[(level: Logger.Level, text: String)]>([])
-
-  var logger: Logger {
-    var logger = Logger(label: "test") { _ in Handler(log: self) }
-    logger.logLevel = .trace
-    return logger
-  }
-
-  func record(_ level: Logger.Level, _ text: String) { lines.withLock { $0.append((level, text)) } }
-
-  /// Every line, as "level message".
-  var all: [String] { lines.withLock { $0.map { "\($0.level) \($0.text)" } } }
-
-  /// The lines that contain `text`.
-  func matching(_ text: String) -> [String] { lines.withLock { $0.map(\.text).filter { $0.contains(text) } } }
-
-  struct Handler: LogHandler {
-    let log: CapturedLog
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-      get { metadata[key] }
-      set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-      log.record(event.level, "\(event.message)")
-    }
-  }
-}
-
-/// A board-side transport whose wire can go silent both ways while the port stays open.
-final class SilenceableLine: ByteTransport, Sendable {
-  let incoming: AsyncThrowingStream<[UInt8], any Error>
-  private let inner: any ByteTransport
-  private let silent = Mutex(false)
-
-  init(wrapping inner: any ByteTransport) {
-    self.inner = inner
-    let (stream, continuation) = AsyncThrowingStream.makeStream(of: [UInt8].self, throwing: (any Error).self)
-    incoming = stream
-    Task { [self] in
-      do {
-        for try await chunk in inner.incoming where !silent.withLock({ $0 }) { continuation.yield(chunk) }
-        continuation.finish()
-      } catch {
-        continuation.finish(throwing: error)
-      }
-    }
-  }
-
-  func silence(_ on: Bool) { silent.withLock { $0 = on } }
-
-  func write(_ bytes: [UInt8]) async throws {
-    if silent.withLock({ $0 }) { return }
-    try await inner.write(bytes)
-  }
-
-  func close() { inner.close() }
-}
-
-/// Hands a transport out once.
-final class HandOut: Sendable {
-  private let value: Mutex<(any ByteTransport)?>
-  init(_ transport: any ByteTransport) { value = Mutex(transport) }
-  func take() throws -> any ByteTransport {
-    guard
-      let transport = value.withLock({ current in
-        defer { current = nil }; return current
-      })
-    else {
-      throw SerialPortError(code: .noSuchPort, port: "handed out")
-    }
-    return transport
-  }
-}
-
-/// Advances `clock` in `step`s until `condition` holds; the virtual time it took, or nil past `limit`.
-func advance(
-  _ clock: TestClock<Duration>, by step: Duration = .milliseconds(10), within limit: Duration,
-  until condition: () async -> Bool
-) async -> Duration? {
-  var elapsed = Duration.zero
-  while elapsed <= limit {
-    if await condition() { return elapsed }
-    await clock.advance(by: step)
-    elapsed += step
-  }
-  return nil
-}
-
-/// Runs `body`, giving up after `seconds` (a watchdog, so a regression fails instead of waiting for the
-/// suite's time limit); nil when it did not finish.
-func finishing<T: Sendable>(within seconds: Double, _ body: @escaping @Sendable () async -> T) async -> T? {
-  await withTaskGroup(of: T?.self) { group in
-    group.addTask { await body() }
-    group.addTask {
-      try? await Task.sleep(for: .seconds(seconds))
-      return nil
-    }
-    let first = await group.next() ?? nil
-    group.cancelAll()
-    return first
-  }
-}
+import Testing
 
 /// How many of this process's descriptors are open on `path` (read from /proc/self/fd).
 func descriptorsOpen(on path: String) -> Int {
@@ -194,4 +89,42 @@ actor ScriptedBoard {
     uptimeMs: 0, token: 0, slot: nil, inline: false, elapsedMs: 0, capRemainingMs: 0, leaseRemainingMs: 0,
     actuators: ActuatorState(), indicatorMode: 0, transferActive: false, transferReceived: 0, transferSize: 0,
     counters: LinkCounters())
+}
+
+/// An ``AlertService`` on a test clock with one board, "desk": a ``ScriptedBoard`` at the far end of an
+/// in-memory pair, connected once the rig is made.
+struct ScriptedRig {
+  let clock = TestClock()
+  let board: ScriptedBoard
+  /// The board's end of the line, to write noise on.
+  let boardEnd: MemoryTransport
+  let log = CapturedLog()
+  let service: AlertService<TestClock<Duration>>
+  private let boardTask: Task<Void, Never>
+  private let running: Task<Void, Never>
+
+  /// Starts the board and the service and waits (two virtual seconds at most) for the board to connect.
+  init(refusesPlay: Bool = false) async throws {
+    let (hostEnd, boardEnd) = MemoryTransport.pair()
+    self.boardEnd = boardEnd
+    let board = ScriptedBoard(transport: boardEnd, refusesPlay: refusesPlay)
+    self.board = board
+    boardTask = Task { await board.run() }
+    let handed = HandOut(hostEnd)
+    let service = AlertService(
+      configuration: EngineConfiguration(boards: [AlertBoard(name: "desk")]),
+      connectors: ["desk": { try handed.take() }], clock: clock, logger: log.logger)
+    self.service = service
+    running = Task { await service.run() }
+    let connected = await advance(clock, within: .seconds(2)) { await service.boardLinks()["desk"] == "connected" }
+    #expect(connected != nil, "the scripted board connects")
+  }
+
+  /// Stops the service, then the board.
+  func shutDown() async {
+    running.cancel()
+    _ = await running.value
+    boardEnd.close()
+    _ = await boardTask.result
+  }
 }

@@ -2,6 +2,7 @@ import CallAlertControl
 import CallAlertDaemon
 import CallAlertProtocol
 import CallAlertSerial
+import CallAlertTestSupport
 import CallAlertVirtualBoard
 import Foundation
 import Logging
@@ -15,7 +16,7 @@ struct PushEndToEndTests {
   typealias Rig = DaemonEndToEndTests
 
   @Test func anIDLessCallPushRingsAndItsIDLessHangupSilencesTheBoard() async throws {
-    let board = try Rig.PtyBoard()
+    let board = try PseudoTerminalBoard()
     let setup = try Rig.Setup(port: board.slavePath)
     let group = try await Daemon.makeServiceGroup(
       options: DaemonOptions(configPath: setup.config, readStandardInput: false), logger: Logger(label: "test"),
@@ -25,7 +26,7 @@ struct PushEndToEndTests {
     let call = #"{"type":"push","payload":{"pushType":1,"caller":"+14155550101","callerName":"Alice"}}"#
     let rang = try await ControlSocketClient.request(call, path: setup.socket)
     #expect(Answer.outcome(rang)?.callID?.hasPrefix("anon-") == true, "\(rang)")
-    #expect(await Rig.waitUntil(playing: true, board.playback))
+    #expect(await board.waitUntil(playing: true))
 
     // The same caller's call push again: the same call, nothing restarts.
     let again = try await ControlSocketClient.request(call, path: setup.socket)
@@ -34,7 +35,7 @@ struct PushEndToEndTests {
     let hangup = #"{"type":"push","payload":{"pushType":2}}"#
     let ended = try await ControlSocketClient.request(hangup, path: setup.socket)
     #expect(Answer.outcome(ended)?.result == .stopped, "\(ended)")
-    #expect(await Rig.waitUntil(playing: false, board.playback))
+    #expect(await board.waitUntil(playing: false))
 
     // A push about something else is ignored with its reason, and is no error.
     let chat = try await ControlSocketClient.request(
@@ -59,7 +60,7 @@ struct PushEndToEndTests {
 
   /// Issue 21, item 7: the engine holds at most 64 active calls; the 65th is a control error, not a ring.
   @Test func aCallBeyondTheBoundIsAControlError() async throws {
-    let board = try Rig.PtyBoard()
+    let board = try PseudoTerminalBoard()
     let setup = try Rig.Setup(port: board.slavePath)
     let group = try await Daemon.makeServiceGroup(
       options: DaemonOptions(configPath: setup.config, readStandardInput: false), logger: Logger(label: "test"),

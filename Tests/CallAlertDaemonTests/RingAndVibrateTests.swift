@@ -3,6 +3,7 @@ import CallAlertEngine
 import CallAlertPatterns
 import CallAlertProtocol
 import CallAlertSerial
+import CallAlertTestSupport
 import CallAlertVirtualBoard
 import Foundation
 import Logging
@@ -12,11 +13,10 @@ import Testing
 /// A virtual board on a pseudo-terminal driven by an ``AlertService``, with the service's log lines and
 /// events observable as streams: the daemon's board side as a user's board sees it.
 final class RingRig: Sendable {
-  let board: DaemonEndToEndTests.PtyBoard
+  let board: PseudoTerminalBoard
   let service: AlertService<ContinuousClock>
-  let logs: AsyncStream<String>
-  /// Every log line so far, in order.
-  let logged = LogLines()
+  /// The service's log lines.
+  let logged = CapturedLog(level: .info)
   /// The service's logger, for markers between its lines.
   let logger: Logger
   let events: AsyncStream<EngineEvent>
@@ -24,21 +24,13 @@ final class RingRig: Sendable {
   private let forwarding: Task<Void, Never>
 
   init(
-    board: DaemonEndToEndTests.PtyBoard? = nil, boards: [AlertBoard] = [AlertBoard(name: "desk")],
-    defaultPattern: PatternReference = .slot(0), rules: [PatternRule] = [], patternTable: PatternBuild? = nil
+    board: PseudoTerminalBoard? = nil, boards: [AlertBoard] = [AlertBoard(name: "desk")],
+    defaultPattern: PatternReference = .slot(0), rules: [PatternRule] = [], patternTable: PatternBuild? = nil,
+    before inputs: [EngineInput] = []
   ) async throws {
-    let board = try board ?? DaemonEndToEndTests.PtyBoard()
+    let board = try board ?? PseudoTerminalBoard()
     self.board = board
-    let (logs, logSink) = AsyncStream.makeStream(of: String.self)
-    self.logs = logs
-    let logged = self.logged
-    var logger = Logger(label: "test") { _ in
-      CapturingLogHandler(sink: { line in
-        logged.lines.withLock { $0.append(line) }
-        logSink.yield(line)
-      })
-    }
-    logger.logLevel = .info
+    let logger = logged.logger
     self.logger = logger
     let path = board.slavePath
     service = AlertService(
@@ -53,14 +45,14 @@ final class RingRig: Sendable {
       eventSink.finish()
     }
     let service = self.service
+    // Inputs that must be there before any board connects go in before the service runs, not in a race
+    // with the connection.
+    for input in inputs { _ = await service.submit(input) }
     running = Task { await service.run() }
   }
 
   /// Waits for a log line containing `text`; false when the log ended first.
-  func waitForLog(_ text: String) async -> Bool {
-    for await line in logs where line.contains(text) { return true }
-    return false
-  }
+  func waitForLog(_ text: String) async -> Bool { await logged.waitFor(text) }
 
   /// Waits for an event that `matches`.
   func waitForEvent(_ matches: (EngineEvent) -> Bool) async -> EngineEvent? {
@@ -71,7 +63,7 @@ final class RingRig: Sendable {
   /// Rings a call and waits until the board plays; returns the board's ms when it started alerting.
   func ring(_ id: String, after before: UInt64) async -> UInt64 {
     await service.submit(.call(IncomingCall(id: id)))
-    _ = await DaemonEndToEndTests.waitUntil(playing: true, board.playback)
+    _ = await board.waitUntil(playing: true)
     return await board.runner.withBoard { $0.timeline.firstAlert(from: before) } ?? before
   }
 
@@ -93,31 +85,6 @@ final class RingRig: Sendable {
   func shutDown() async {
     await stopService()
     await board.stop()
-  }
-}
-
-/// Log lines kept in order.
-final class LogLines: Sendable {
-  let lines = Mutex<[String]>([])
-}
-
-/// Hands every log message to a sink.
-struct CapturingLogHandler: LogHandler {
-  let sink: @Sendable (String) -> Void
-  var metadata: Logger.Metadata = [:]
-  var logLevel: Logger.Level = .info
-
-  subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-    get { metadata[key] }
-    set { metadata[key] = newValue }
-  }
-
-  // swift-format-ignore: AlwaysUseLowerCamelCase
-  func log(
-    level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String,
-    function: String, line: UInt
-  ) {
-    sink("\(message)")
   }
 }
 
@@ -251,7 +218,7 @@ struct PatternNamesEndToEndTests {
   /// The config's pattern file is flashed to a board that lacks it; a second daemon, without the file,
   /// reads the table on connect and plays `family` from its slot (1 kHz), not the UK fallback.
   @Test func thePatternFileIsFlashedAndItsNamesAreReadBack() async throws {
-    let board = try DaemonEndToEndTests.PtyBoard()
+    let board = try PseudoTerminalBoard()
     // A slave descriptor held open keeps the pseudo-terminal there between the two daemons.
     let keepAlive = try PseudoTerminal.holdOpen(slavePath: board.slavePath)
     defer { keepAlive.close() }
@@ -271,17 +238,18 @@ struct PatternNamesEndToEndTests {
   /// A board that rings when it connects is flashed after the call ends, not during it: the ring is not
   /// interrupted, and the new table's names are used for the next call.
   @Test func aRingingBoardIsFlashedAfterTheCall() async throws {
-    let rig = try await RingRig(defaultPattern: .named("DE"), patternTable: try RingAndVibrateTests.build())
     // The call is there before the board connects, so the board rings as soon as it does.
-    await rig.service.submit(.call(IncomingCall(id: "c1")))
+    let rig = try await RingRig(
+      defaultPattern: .named("DE"), patternTable: try RingAndVibrateTests.build(),
+      before: [.call(IncomingCall(id: "c1"))])
     #expect(await rig.waitForLog("flashing it once the board stops ringing"))
-    _ = await DaemonEndToEndTests.waitUntil(playing: true, rig.board.playback)
+    _ = await rig.board.waitUntil(playing: true)
     let start = await rig.board.runner.withBoard { $0.timeline.firstAlert(from: 0) } ?? 0
     await rig.waitForChange(atOrAfter: start + 1_000)  // DE rings 1 s: it rang whole, nothing flashed meanwhile
     rig.logger.info("TEST: hangup")
     await rig.service.submit(.hangup(callID: "c1"))
     #expect(await rig.waitForLog("pattern table v7: office (slot 0), family (slot 1)"))
-    let lines = rig.logged.lines.withLock { $0 }
+    let lines = rig.logged.messages
     let hangup = try #require(lines.firstIndex(of: "TEST: hangup"))
     let flashed = try #require(lines.firstIndex { $0.contains("flashed family.yaml") })
     #expect(flashed > hangup, "flashed only after the call: \(lines)")

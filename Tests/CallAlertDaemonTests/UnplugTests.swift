@@ -2,6 +2,7 @@ import CallAlertDaemon
 import CallAlertEngine
 import CallAlertProtocol
 import CallAlertSerial
+import CallAlertTestSupport
 import CallAlertVirtualBoard
 import Dispatch
 import Foundation
@@ -31,7 +32,7 @@ struct UnplugTests {
   /// Without a STOP on replug, the board rang on until its lease lapsed: at least 2 s after the unplug (the
   /// lease is 3 s, renewed every second). With it, the board falls silent as soon as the daemon is back.
   @Test func aCallHungUpWhileUnpluggedIsSilencedOnReplugNotAtTheLease() async throws {
-    let board = try DaemonEndToEndTests.PtyBoard()
+    let board = try PseudoTerminalBoard()
     // Keep a slave descriptor open, so that the board's end sees no hang-up while the cable is out.
     let keepAlive = try PseudoTerminal.holdOpen(slavePath: board.slavePath)
     defer { keepAlive.close() }
@@ -42,12 +43,12 @@ struct UnplugTests {
     let running = Task { await service.run() }
 
     await service.submit(.call(IncomingCall(id: "c1")))
-    #expect(await DaemonEndToEndTests.waitUntil(playing: true, board.playback))
+    #expect(await board.waitUntil(playing: true))
 
     let unpluggedAt = await board.runner.nowMs
     cable.unplug()
     await service.submit(.hangup(callID: "c1"))
-    #expect(await DaemonEndToEndTests.waitUntil(playing: false, board.playback))
+    #expect(await board.waitUntil(playing: false))
     let silentAfterMs = await board.runner.nowMs - unpluggedAt
     #expect(silentAfterMs < 1_500, "silent \(silentAfterMs) ms after the unplug")
     #expect(await service.snapshot().activeCalls.isEmpty)
@@ -68,10 +69,10 @@ struct EffectOrderTests {
   /// so the test needs two processors.)
   @Test(.enabled(if: ProcessInfo.processInfo.activeProcessorCount > 1, "needs two cooperative threads"))
   func theBoardIsToldBeforeTheHistoryIsWritten() async throws {
-    let board = try DaemonEndToEndTests.PtyBoard()
+    let board = try PseudoTerminalBoard()
     let rang = DispatchSemaphore(value: 0)
     let observer = Task {
-      if await DaemonEndToEndTests.waitUntil(playing: true, board.playback) { rang.signal() }
+      if await board.waitUntil(playing: true) { rang.signal() }
     }
     let recordedAfterRing = Mutex<Bool?>(nil)
     let path = board.slavePath

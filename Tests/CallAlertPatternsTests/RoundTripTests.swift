@@ -1,5 +1,6 @@
 import CallAlertPatterns
 import CallAlertProtocol
+import CallAlertVirtualBoard
 import Testing
 
 @Suite struct RoundTripTests {

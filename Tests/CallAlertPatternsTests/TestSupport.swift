@@ -27,21 +27,6 @@ func parseErrors(_ text: String, file: String = "test.yaml") -> [Diagnostic] {
 /// Diagnostics as the text a user sees, one per element.
 func descriptions(_ diagnostics: [Diagnostic]) -> [String] { diagnostics.map(\.description) }
 
-/// SplitMix64: a small seeded generator, so property tests explore many cases but replay exactly.
-struct SplitMix64: RandomNumberGenerator {
-  private var state: UInt64
-
-  init(seed: UInt64) { state = seed }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-}
-
 /// The repository's root, found from this file's path, to read docs/PATTERNS.md.
 let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
   .deletingLastPathComponent()

@@ -1,4 +1,5 @@
 import CallAlertProtocol
+import CallAlertVirtualBoard
 import Testing
 
 /// PROTOCOL.md §5.3 rule 5: only a frame's own deadline spends its tries. A line that damages one byte in 2 000

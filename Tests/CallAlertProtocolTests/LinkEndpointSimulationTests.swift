@@ -1,4 +1,5 @@
 import CallAlertProtocol
+import CallAlertVirtualBoard
 import Testing
 
 /// A host and a board LinkEndpoint over simulated serial lines that lose, duplicate, corrupt, cut and delay frames,

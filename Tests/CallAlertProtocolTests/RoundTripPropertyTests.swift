@@ -1,4 +1,5 @@
 import CallAlertProtocol
+import CallAlertVirtualBoard
 import PropertyBased
 import Testing
 

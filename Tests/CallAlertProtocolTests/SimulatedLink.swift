@@ -1,20 +1,5 @@
 import CallAlertProtocol
-
-/// SplitMix64 (Steele, Lea and Flood, 2014): a tiny deterministic generator, so that a seed names one exact run.
-struct SplitMix64: RandomNumberGenerator, Sendable {
-  private var state: UInt64
-
-  /// Creates the generator for `seed`.
-  init(seed: UInt64) { state = seed }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-}
+import CallAlertVirtualBoard
 
 /// How a simulated serial line mistreats what is written to it. Probabilities apply per frame written.
 struct LineImpairments: Sendable, CustomStringConvertible {

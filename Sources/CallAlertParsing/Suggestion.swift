@@ -1,8 +1,9 @@
-/// Finds the known word a mistyped one was probably meant to be, for "did you mean" hints.
-package enum Suggestion {
+/// Finds the known word a mistyped one was probably meant to be, for "did you mean" hints: the one
+/// edit distance the config, control and push parsers and the pattern-file parser share.
+public enum Suggestion {
   /// The closest of `candidates` to `word`, or nil when none is close: the same word up to case, `_` and
   /// `-` (`quietHours` for `quiet_hours`), or at most two edits away (three for long words).
-  package static func closest(to word: String, in candidates: [String]) -> String? {
+  public static func closest(to word: String, in candidates: [String]) -> String? {
     // A long word is no typo of a short one, and the distance costs the product of the lengths.
     guard word.utf8.count <= maximumWordBytes else { return nil }
     let wanted = normalized(word)
@@ -14,10 +15,10 @@ package enum Suggestion {
   }
 
   /// Words longer than this (in UTF-8 bytes) get no suggestion.
-  package static let maximumWordBytes = 128
+  public static let maximumWordBytes = 128
 
   /// `; did you mean 'x'?` or nothing.
-  package static func hint(for word: String, in candidates: [String]) -> String {
+  public static func hint(for word: String, in candidates: [String]) -> String {
     closest(to: word, in: candidates).map { "; did you mean '\($0)'?" } ?? ""
   }
 
@@ -26,7 +27,10 @@ package enum Suggestion {
   }
 
   /// Levenshtein distance with adjacent transpositions counted as one edit.
-  package static func distance(_ a: [Character], _ b: [Character]) -> Int {
+  public static func distance(_ a: String, _ b: String) -> Int { distance(Array(a), Array(b)) }
+
+  /// Levenshtein distance with adjacent transpositions counted as one edit.
+  public static func distance(_ a: [Character], _ b: [Character]) -> Int {
     if a.isEmpty { return b.count }
     if b.isEmpty { return a.count }
     var previousPrevious = [Int](repeating: 0, count: b.count + 1)

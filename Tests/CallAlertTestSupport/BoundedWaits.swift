@@ -1,0 +1,60 @@
+import Clocks
+import Synchronization
+
+/// Advances `clock` in `step`s until `condition` holds; returns the virtual time it took, or nil when it
+/// did not hold within `limit` (a bounded wait: a regression fails, never hangs).
+public func advance(
+  _ clock: TestClock<Duration>, by step: Duration = .milliseconds(10), within limit: Duration,
+  until condition: () async -> Bool
+) async -> Duration? {
+  var elapsed = Duration.zero
+  while elapsed <= limit {
+    if await condition() { return elapsed }
+    await clock.advance(by: step)
+    elapsed += step
+  }
+  return nil
+}
+
+/// Runs `body` in its own task and returns its result, or nil when it has not finished within `seconds`:
+/// a watchdog, so that a wait left without an answer fails the test instead of hanging the run. A body
+/// that ignores cancellation is left behind rather than waited for.
+public func finishing<T: Sendable>(
+  within seconds: Double, _ body: @escaping @Sendable () async -> T
+) async -> T? {
+  let (stream, continuation) = AsyncStream.makeStream(of: T?.self)
+  let work = Task { continuation.yield(await body()) }
+  let watchdog = Task {
+    try? await Task.sleep(for: .seconds(seconds))
+    continuation.yield(nil)
+  }
+  var iterator = stream.makeAsyncIterator()
+  let first = await iterator.next() ?? nil
+  watchdog.cancel()
+  work.cancel()
+  continuation.finish()
+  return first
+}
+
+/// Runs `body` while advancing `clock` in `step`s, until `body` finishes; its result, or nil when it has
+/// not finished within `limit` of virtual time (then it is cancelled). For work whose every wait is on
+/// `clock` (a client, a board runner and paced lines sharing one test clock): time moves only between
+/// steps, so a timing assertion holds however loaded the machine is.
+public func driving<T: Sendable>(
+  _ clock: TestClock<Duration>, by step: Duration = .milliseconds(1), within limit: Duration,
+  _ body: @escaping @Sendable () async throws -> T
+) async throws -> T? {
+  let done = Mutex(false)
+  let work = Task {
+    defer { done.withLock { $0 = true } }
+    return try await body()
+  }
+  var elapsed = Duration.zero
+  while elapsed <= limit {
+    if done.withLock({ $0 }) { return try await work.value }
+    await clock.advance(by: step)
+    elapsed += step
+  }
+  work.cancel()
+  return nil
+}
