@@ -87,19 +87,16 @@ public struct Frame: Equatable, Sendable {
   /// the bytes written. The raw frame is never assembled: the CRC runs over the header and the payload where
   /// they are, and the encoder takes the three parts in turn.
   private func encode(into output: UnsafeMutablePointer<UInt8>) -> Int {
-    var writer = COBSWriter(output)
-    withHeader { header in
+    let written = withHeader { header in
       var crc = CRC32C()
       crc.update(buffer: UnsafeRawBufferPointer(header))
-      payload.withUnsafeBufferPointer { body in
+      return payload.withUnsafeBufferPointer { body in
         crc.update(buffer: UnsafeRawBufferPointer(body))
-        writer.add(header)
-        writer.add(body)
+        return withUnsafeBytes(of: crc.value.littleEndian) { trailer in
+          COBS.encode([header, body, trailer.assumingMemoryBound(to: UInt8.self)], into: output)
+        }
       }
-      let value = crc.value
-      withUnsafeBytes(of: value.littleEndian) { writer.add($0.assumingMemoryBound(to: UInt8.self)) }
     }
-    let written = writer.finish()
     output[written] = 0
     return written + 1
   }

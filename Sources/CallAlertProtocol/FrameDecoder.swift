@@ -115,11 +115,12 @@ public struct FrameDecoder: Sendable {
     return buffer.withUnsafeBufferPointer { decode($0) }
   }
 
-  /// Decodes one delimited, non-empty frame of at most `maxEncoded` bytes and counts the outcome.
+  /// Decodes one delimited, non-empty frame of at most `maxEncoded` bytes (no zero in it: it ended at the first)
+  /// and counts the outcome.
   private mutating func decode(_ encoded: UnsafeBufferPointer<UInt8>) -> Output {
     let maxPayload = maxPayload
     let parsed: Result<Frame, FrameError> = scratch.withUnsafeMutableBufferPointer { out in
-      switch COBS.decode(encoded, into: out.baseAddress!) {
+      switch COBS.decode(encoded, into: out.baseAddress!, knownWithoutZeros: true) {
       case .failure(let error): return .failure(.cobs(error))
       case .success(let count):
         return Frame.parse(buffer: UnsafeBufferPointer(start: out.baseAddress!, count: count), maxPayload: maxPayload)
