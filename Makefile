@@ -32,7 +32,9 @@ demo: deps
 ## table and writes bench-results.json (docs/BENCH.md; never fails on timing). BENCH_ARGS for more, e.g. --only codec
 bench: deps
 	$(SWIFT) build -c release --scratch-path .build-bench --product callalert-bench
+	$(SWIFT) build -c release --scratch-path .build-bench --product callalert-bench-floor
 	.build-bench/release/callalert-bench --json bench-results.json $(BENCH_ARGS)
+	@Tools/scripts/bench-codec-ordo.sh
 
 ## soak: the reliability soak (minutes; not in CI): 10 000 calls through a faulty, unplugged line, then kill -9 of
 ## the daemon mid-ring 100 times; writes soak-results.json and fails if a ring overran, a hangup or command was lost

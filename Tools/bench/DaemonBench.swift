@@ -11,12 +11,25 @@ enum DaemonBench {
     let hangup: Summary
     /// Calls that did not ring, or did not stop, within 5 s.
     let failures: Int
+    /// CPU time (user + system) of the whole process (daemon, board, bench client) per request (a call or a
+    /// hangup), over the timed calls, ms.
+    let cpuMsPerRequest: Double
+    /// The same trip in plain C, measured just before in the same run.
+    var floor: FloorBench.Figures?
 
     var json: JSONValue {
-      .object([
+      var members: [(String, JSONValue)] = [
         ("call_to_first_actuator", call.json(unit: "ms")), ("hangup_to_all_off", hangup.json(unit: "ms")),
-        ("failures", .int(failures)),
-      ])
+        ("failures", .int(failures)), ("cpu_ms_per_request", .number(cpuMsPerRequest)),
+      ]
+      if let floor {
+        members += [
+          ("floor", floor.json), ("call_over_floor", FloorBench.ratiosJSON(call, floor.trip)),
+          ("hangup_over_floor", FloorBench.ratiosJSON(hangup, floor.trip)),
+          ("cpu_per_request_over_floor", .number(cpuMsPerRequest / floor.cpuMsPerCall)),
+        ]
+      }
+      return .object(members)
     }
   }
 
@@ -85,14 +98,23 @@ enum DaemonBench {
     let residentBeforeKiB: Int
     /// Calls where some board did not ring or stop within 5 s.
     let failures: Int
+    /// The same fan-out in plain C, measured just before in the same run.
+    var floor: FloorBench.Figures?
 
     var json: JSONValue {
-      .object([
+      var members: [(String, JSONValue)] = [
         ("boards", .int(boards)), ("call_to_last_board", last.json(unit: "ms")),
         ("call_to_each_board", each.json(unit: "ms")), ("hangup_to_last_board_off", hangupLast.json(unit: "ms")),
         ("rss_kib", .int(residentKiB)), ("rss_before_kib", .int(residentBeforeKiB)),
         ("rss_added_kib", .int(residentKiB - residentBeforeKiB)), ("failures", .int(failures)),
-      ])
+      ]
+      if let floor {
+        members += [
+          ("floor", floor.json), ("call_to_last_board_over_floor", FloorBench.ratiosJSON(last, floor.trip)),
+          ("hangup_to_last_board_over_floor", FloorBench.ratiosJSON(hangupLast, floor.trip)),
+        ]
+      }
+      return .object(members)
     }
   }
 
@@ -153,7 +175,9 @@ enum DaemonBench {
       var callMs: [Double] = []
       var hangupMs: [Double] = []
       var failures = 0
+      var cpuAtStart = ProcessStats.cpuTime
       for index in 0..<(warmUpCalls + calls) {
+        if index == warmUpCalls { cpuAtStart = ProcessStats.cpuTime }
         guard let (ring, silence) = try await ringAndHangUp(daemon, [board], id: "lat-\(index)") else {
           failures += 1
           continue
@@ -164,7 +188,10 @@ enum DaemonBench {
         }
         if index % 200 == 0 { board.probe.clear() }
       }
-      return LatencyFigures(call: Summary(callMs), hangup: Summary(hangupMs), failures: failures)
+      let cpu = (ProcessStats.cpuTime - cpuAtStart).milliseconds
+      return LatencyFigures(
+        call: Summary(callMs), hangup: Summary(hangupMs), failures: failures,
+        cpuMsPerRequest: cpu / Double(2 * max(1, calls)))
     }
   }
 
