@@ -281,6 +281,10 @@ struct BenchCommand: AsyncParsableCommand {
         String(format: "%.4f %% of one core (%.1f ms CPU)", idle.cpuPercent, idle.cpuSeconds * 1_000), target: "< 0.1 %"
       )
       table.add(
+        "idle wake-ups (context switches of every thread)",
+        String(format: "%.2f per second; ", idle.wakeUpsPerSecond)
+          + idle.wakeUpsByThread.prefix(4).map { "\($0.name) \($0.count)" }.joined(separator: ", "))
+      table.add(
         "idle RSS (process / before daemon)", "\(idle.residentKiB / 1_024) MiB / \(idle.residentBeforeKiB / 1_024) MiB")
       return idle.json
 

@@ -69,6 +69,11 @@ enum DaemonBench {
     let residentBeforeKiB: Int
     /// Threads in the process.
     let threads: Int
+    /// Context switches of every thread of the process per second while it was watched: each is a thread
+    /// put to sleep and woken again (the bench's own sleeping task wakes once, at the end).
+    let wakeUpsPerSecond: Double
+    /// The threads that woke, by name, with their context switches over the whole watch.
+    let wakeUpsByThread: [(name: String, count: Int)]
 
     /// CPU as a percentage of one core.
     var cpuPercent: Double { cpuSeconds / seconds * 100 }
@@ -78,6 +83,8 @@ enum DaemonBench {
         ("seconds", .number(seconds)), ("cpu_seconds", .number(cpuSeconds)), ("cpu_percent", .number(cpuPercent)),
         ("rss_kib", .int(residentKiB)), ("rss_before_daemon_kib", .int(residentBeforeKiB)),
         ("rss_daemon_kib", .int(residentKiB - residentBeforeKiB)), ("threads", .int(threads)),
+        ("wake_ups_per_s", .number(wakeUpsPerSecond)),
+        ("wake_ups_by_thread", .object(wakeUpsByThread.map { ($0.name, .int($0.count)) })),
       ])
     }
   }
@@ -159,13 +166,17 @@ enum DaemonBench {
     return try await withOneBoard(label: "idle") { _, _ in
       try await Task.sleep(for: .seconds(1))  // let the warm-up's last answers settle
       let cpu = ProcessStats.cpuTime
+      let switches = ProcessStats.contextSwitchesByThread()
       let clock = ContinuousClock()
       let start = clock.now
       try await Task.sleep(for: .seconds(seconds))
       let elapsed = start.duration(to: clock.now).seconds
+      let wakeUps = ProcessStats.wakeUps(since: switches)
       return IdleFigures(
         seconds: elapsed, cpuSeconds: (ProcessStats.cpuTime - cpu).seconds, residentKiB: ProcessStats.residentKiB,
-        residentBeforeKiB: before, threads: ProcessStats.threads)
+        residentBeforeKiB: before, threads: ProcessStats.threads,
+        wakeUpsPerSecond: Double(wakeUps.map(\.count).reduce(0, +)) / elapsed,
+        wakeUpsByThread: wakeUps.filter { $0.count > 0 }.sorted { $0.count > $1.count })
     }
   }
 
