@@ -28,8 +28,9 @@ test: deps
 demo: deps
 	$(SWIFT) run callalert demo
 
-## bench: measure the codec, flashing and the daemon (latency, cap accuracy, idle CPU and RSS, 32 boards); prints a
-## table and writes bench-results.json (docs/BENCH.md; never fails on timing). BENCH_ARGS for more, e.g. --only codec
+## bench: measure the codec, flashing and the daemon (latency and 32 boards beside a C floor, cap accuracy, idle CPU,
+## wake-ups and RSS) with the machine's load; prints a table and writes bench-results.json (docs/BENCH.md; never fails
+## on timing); then the codec micro-benchmarks on ordo-one/benchmark (Benchmarks/). BENCH_ARGS for more, e.g. --only codec
 bench: deps
 	$(SWIFT) build -c release --scratch-path .build-bench --product callalert-bench
 	$(SWIFT) build -c release --scratch-path .build-bench --product callalert-bench-floor
@@ -71,4 +72,4 @@ lint:
 	$(SWIFT_FORMAT) lint --configuration .swift-format --strict --recursive Sources Tests Tools Package.swift
 
 clean:
-	rm -rf .build .build-* fuzz-artifacts bench-results.json soak-results.json firmware/build
+	rm -rf .build .build-* Benchmarks/.build fuzz-artifacts bench-results.json soak-results.json firmware/build
