@@ -404,7 +404,8 @@ struct ResultTable {
         + "  " + row.2
     }
     let rule = String(repeating: "-", count: first) + "  " + String(repeating: "-", count: second) + "  ------"
-    return ([line(header), rule] + rows.map(line)).map { $0.trimmingCharacters(in: .whitespaces) }.joined(
+    // Trailing spaces only: an indented figure (a ratio below its measurement) keeps its indent.
+    return ([line(header), rule] + rows.map(line)).map { String($0.reversed().drop { $0 == " " }.reversed()) }.joined(
       separator: "\n")
   }
 }
