@@ -100,8 +100,13 @@ import Testing
 
   @Test func frameEncodingPathsAgree() throws {
     var random = SplitMix64(seed: 0xF4A)
-    for count in [0, 1, 16, 253, 254, 255, 1_024] {
-      let payload = (0..<count).map { _ in UInt8.random(in: 0...255, using: &random) & 0x3F }
+    var payloads = [0, 1, 16, 253, 254, 255, 1_024].map { count in
+      (0..<count).map { _ in UInt8.random(in: 0...255, using: &random) & 0x3F }
+    }
+    // Runs of 254 bytes and more without a zero: the in-place encoder hands over to the forward one.
+    payloads += [[UInt8](repeating: 0xFF, count: 1_024), [UInt8](repeating: 0x01, count: 300) + [0] + [0x02]]
+    for payload in payloads {
+      let count = payload.count
       let frame = Frame(flags: .response, sequence: 0xBEEF, type: 0x42, nonce: 0x0102_0304, payload: payload)
       var raw = frame.rawBytes()
       // The reference: the header laid out by hand, the CRC by the nibble table, COBS byte by byte.
