@@ -69,11 +69,14 @@ test-install: deps
 demo: deps
 	$(SWIFT) run callalert demo
 
-## bench: measure the codec, flashing and the daemon (latency, cap accuracy, idle CPU and RSS, 32 boards); prints a
-## table and writes bench-results.json (docs/BENCH.md; never fails on timing). BENCH_ARGS for more, e.g. --only codec
+## bench: measure the codec, flashing and the daemon (latency and 32 boards beside a C floor, cap accuracy, idle CPU,
+## wake-ups and RSS) with the machine's load; prints a table and writes bench-results.json (docs/BENCH.md; never fails
+## on timing); then the codec micro-benchmarks on ordo-one/benchmark (Benchmarks/). BENCH_ARGS for more, e.g. --only codec
 bench: deps
 	$(SWIFT) build -c release --scratch-path .build-bench --product callalert-bench
+	$(SWIFT) build -c release --scratch-path .build-bench --product callalert-bench-floor
 	.build-bench/release/callalert-bench --json bench-results.json $(BENCH_ARGS)
+	@Tools/scripts/bench-codec-ordo.sh
 
 ## soak: the reliability soak (minutes; not in CI): 10 000 calls through a faulty, unplugged line, then kill -9 of
 ## the daemon mid-ring 100 times; writes soak-results.json and fails if a ring overran, a hangup or command was lost
@@ -110,4 +113,5 @@ lint:
 	$(SWIFT_FORMAT) lint --configuration .swift-format --strict --recursive Sources Tests Tools Package.swift
 
 clean:
-	rm -rf .build .build-* fuzz-artifacts bench-results.json soak-results.json firmware/build Sources/CBuildInfo/revision.h
+	rm -rf .build .build-* Benchmarks/.build fuzz-artifacts bench-results.json soak-results.json firmware/build \
+	  Sources/CBuildInfo/revision.h

@@ -27,7 +27,9 @@ let package = Package(
   ],
   targets: [
     // Portable (standard library only; also compiled as Embedded Swift by `make firmware-check`).
-    .target(name: "CallAlertProtocol", swiftSettings: strictSettings),
+    // On the host only, the codec's CRC-32C uses the CPU's instruction through this C shim (checked at run time).
+    .target(name: "CCallAlertCRC32C"),
+    .target(name: "CallAlertProtocol", dependencies: ["CCallAlertCRC32C"], swiftSettings: strictSettings),
     .target(name: "CallAlertBoardCore", dependencies: ["CallAlertProtocol"], swiftSettings: strictSettings),
 
     // Host: driving pure state machines against a clock (one long-lived deadline), and the retry backoff.
@@ -151,7 +153,9 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ],
-      path: "Tools/bench", exclude: ["MallocCounter"], swiftSettings: strictSettings),
+      path: "Tools/bench", exclude: ["MallocCounter", "floor"], swiftSettings: strictSettings),
+    // The floor the bench compares the daemon's latency with: the same trips in plain C (Tools/bench/floor).
+    .executableTarget(name: "callalert-bench-floor", path: "Tools/bench/floor"),
 
     // Tests, and the helpers they share (board rigs, captured logs, bounded waits).
     .target(

@@ -52,29 +52,65 @@ public struct Frame: Equatable, Sendable {
 
   /// The frame's bytes before COBS: header, payload and CRC.
   public func rawBytes() -> [UInt8] {
-    var writer = ByteWriter(capacity: Frame.headerSize + payload.count + Frame.trailerSize)
-    writer.u8(version)
-    writer.u8(flags.rawValue)
-    writer.u16(sequence)
-    writer.u8(type)
-    writer.u32(nonce)
-    writer.u16(UInt16(truncatingIfNeeded: payload.count))
-    writer.append(payload)
-    writer.u32(CRC32C.checksum(writer.bytes))
-    return writer.bytes
+    let count = Frame.headerSize + payload.count + Frame.trailerSize
+    return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+      let out = buffer.baseAddress!
+      withHeader { header in (out).initialize(from: header.baseAddress!, count: Frame.headerSize) }
+      payload.withUnsafeBufferPointer { body in
+        if let source = body.baseAddress { (out + Frame.headerSize).initialize(from: source, count: body.count) }
+      }
+      var crc = CRC32C()
+      crc.update(buffer: UnsafeRawBufferPointer(start: out, count: count - Frame.trailerSize))
+      let value = crc.value
+      for index in 0..<4 { (out + count - 4 + index).initialize(to: UInt8(truncatingIfNeeded: value >> (8 * index))) }
+      initialized = count
+    }
   }
 
   /// The frame as it goes on the wire: COBS-encoded and terminated by 0x00.
   public func encoded() -> [UInt8] {
-    var out: [UInt8] = []
-    appendEncoded(to: &out)
-    return out
+    let capacity = COBS.maxEncodedCount(Frame.headerSize + payload.count + Frame.trailerSize) + 1
+    return [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
+      initialized = encode(into: buffer.baseAddress!)
+    }
   }
 
   /// Appends the frame as it goes on the wire (COBS, then 0x00) to `out`.
   public func appendEncoded(to out: inout [UInt8]) {
-    COBS.encode(rawBytes(), into: &out)
-    out.append(0)
+    let start = out.count
+    let capacity = COBS.maxEncodedCount(Frame.headerSize + payload.count + Frame.trailerSize) + 1
+    out.append(contentsOf: repeatElement(0, count: capacity))
+    let written = out.withUnsafeMutableBufferPointer { encode(into: $0.baseAddress! + start) }
+    out.removeLast(capacity - written)
+  }
+
+  /// Writes the wire form (header, payload and CRC through COBS, then 0x00) to `output`, which has room for it;
+  /// the bytes written. The raw frame is never assembled: the CRC runs over the header and the payload where
+  /// they are, and the encoder takes the three parts in turn.
+  private func encode(into output: UnsafeMutablePointer<UInt8>) -> Int {
+    let written = withHeader { header in
+      var crc = CRC32C()
+      crc.update(buffer: UnsafeRawBufferPointer(header))
+      return payload.withUnsafeBufferPointer { body in
+        crc.update(buffer: UnsafeRawBufferPointer(body))
+        return withUnsafeBytes(of: crc.value.littleEndian) { trailer in
+          COBS.encode([header, body, trailer.assumingMemoryBound(to: UInt8.self)], into: output)
+        }
+      }
+    }
+    output[written] = 0
+    return written + 1
+  }
+
+  /// Calls `body` with the 11 header bytes (the payload's length truncated to 16 bits, as on the wire).
+  private func withHeader<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+    let length = UInt16(truncatingIfNeeded: payload.count)
+    let header: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (
+      version, flags.rawValue, UInt8(truncatingIfNeeded: sequence), UInt8(truncatingIfNeeded: sequence >> 8), type,
+      UInt8(truncatingIfNeeded: nonce), UInt8(truncatingIfNeeded: nonce >> 8), UInt8(truncatingIfNeeded: nonce >> 16),
+      UInt8(truncatingIfNeeded: nonce >> 24), UInt8(truncatingIfNeeded: length), UInt8(truncatingIfNeeded: length >> 8)
+    )
+    return withUnsafeBytes(of: header) { body($0.assumingMemoryBound(to: UInt8.self)) }
   }
 
   /// Parses the bytes of one frame after COBS decoding.
@@ -82,25 +118,40 @@ public struct Frame: Equatable, Sendable {
   /// - Parameter maxPayload: the largest payload this receiver accepts.
   /// - Throws: ``FrameError`` for a frame that is short, inconsistent, corrupt or of another version.
   public static func parse(raw: [UInt8], maxPayload: Int = Frame.maxPayload) throws(FrameError) -> Frame {
-    guard raw.count >= headerSize + trailerSize else { throw .tooShort(count: raw.count) }
-    let declared = Int(littleEndian(raw, at: HeaderOffset.length, bytes: 2))
+    let parsed = raw.withUnsafeBufferPointer { parse(buffer: $0, maxPayload: maxPayload) }
+    return try parsed.get()
+  }
+
+  /// Parses the bytes of one frame after COBS decoding, held in a buffer.
+  static func parse(buffer raw: UnsafeBufferPointer<UInt8>, maxPayload: Int) -> Result<Frame, FrameError> {
+    guard raw.count >= headerSize + trailerSize, let base = raw.baseAddress else {
+      return .failure(.tooShort(count: raw.count))
+    }
+    let declared = Int(raw[HeaderOffset.length]) | Int(raw[HeaderOffset.length + 1]) << 8
     let actual = raw.count - headerSize - trailerSize
     // The CRC is checked first: a corrupt length byte is a CRC error, not a length error.
     let crcAt = raw.count - trailerSize
-    let stated = littleEndian(raw, at: crcAt, bytes: 4)
-    let computed = CRC32C.checksum(raw[0..<crcAt])
-    guard stated == computed else { throw .crcMismatch(stated: stated, computed: computed) }
-    guard declared == actual else { throw .lengthMismatch(declared: declared, actual: actual) }
-    guard actual <= maxPayload else { throw .payloadTooLarge(count: actual, limit: maxPayload) }
-    let version = raw[HeaderOffset.version]
-    guard version == Frame.version else { throw .unsupportedVersion(version) }
+    let stated =
+      UInt32(raw[crcAt]) | UInt32(raw[crcAt + 1]) << 8 | UInt32(raw[crcAt + 2]) << 16
+      | UInt32(raw[crcAt + 3]) << 24
+    var crc = CRC32C()
+    crc.update(buffer: UnsafeRawBufferPointer(start: base, count: crcAt))
+    let computed = crc.value
+    guard stated == computed else { return .failure(.crcMismatch(stated: stated, computed: computed)) }
+    guard declared == actual else { return .failure(.lengthMismatch(declared: declared, actual: actual)) }
+    guard actual <= maxPayload else { return .failure(.payloadTooLarge(count: actual, limit: maxPayload)) }
+    guard raw[HeaderOffset.version] == version else { return .failure(.unsupportedVersion(raw[HeaderOffset.version])) }
     let flags = FrameFlags(rawValue: raw[HeaderOffset.flags])
-    guard flags.isValid else { throw .invalidFlags(flags.rawValue) }
-    return Frame(
-      version: version, flags: flags,
-      sequence: UInt16(truncatingIfNeeded: littleEndian(raw, at: HeaderOffset.sequence, bytes: 2)),
-      type: raw[HeaderOffset.type], nonce: littleEndian(raw, at: HeaderOffset.nonce, bytes: 4),
-      payload: Array(raw[headerSize..<crcAt]))
+    guard flags.isValid else { return .failure(.invalidFlags(raw[HeaderOffset.flags])) }
+    let sequence = HeaderOffset.sequence
+    let nonce = HeaderOffset.nonce
+    return .success(
+      Frame(
+        version: raw[HeaderOffset.version], flags: flags,
+        sequence: UInt16(raw[sequence]) | UInt16(raw[sequence + 1]) << 8, type: raw[HeaderOffset.type],
+        nonce: UInt32(raw[nonce]) | UInt32(raw[nonce + 1]) << 8 | UInt32(raw[nonce + 2]) << 16
+          | UInt32(raw[nonce + 3]) << 24,
+        payload: Array(UnsafeBufferPointer(start: base + headerSize, count: actual))))
   }
 
   /// Where each header field starts (see the layout in the type's discussion).

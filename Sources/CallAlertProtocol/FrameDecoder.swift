@@ -21,7 +21,7 @@ public struct FrameDecoder: Sendable {
   public private(set) var counters = DecoderCounters()
 
   private var buffer: [UInt8] = []
-  private var scratch: [UInt8] = []
+  private var scratch: [UInt8]  // the decoded frame; fixed size, with COBS.decodeSlack to spare
   private var discarded = 0  // bytes thrown away from an over-long frame, 0 when not discarding
 
   /// Creates a decoder that accepts payloads up to `maxPayload` bytes.
@@ -29,7 +29,7 @@ public struct FrameDecoder: Sendable {
     self.maxPayload = maxPayload
     maxEncoded = COBS.maxEncodedCount(Frame.headerSize + maxPayload + Frame.trailerSize)
     buffer.reserveCapacity(maxEncoded)
-    scratch.reserveCapacity(maxEncoded)
+    scratch = [UInt8](repeating: 0, count: maxEncoded + COBS.decodeSlack)
   }
 
   /// Takes one byte; returns an output when the byte was a delimiter that closed a non-empty frame.
@@ -45,39 +45,19 @@ public struct FrameDecoder: Sendable {
       }
       return nil
     }
-    if discarded > 0 {
-      let count = discarded
-      discarded = 0
-      counters.overlong &+= 1
-      return .dropped(.overlong(count: count))
-    }
-    if buffer.isEmpty { return nil }
-    defer { buffer.removeAll(keepingCapacity: true) }
-    do throws(COBSError) {
-      try COBS.decode(buffer, into: &scratch)
-    } catch {
-      counters.framing &+= 1
-      return .dropped(.cobs(error))
-    }
-    do throws(FrameError) {
-      let frame = try Frame.parse(raw: scratch, maxPayload: maxPayload)
-      counters.frames &+= 1
-      return .frame(frame)
-    } catch {
-      switch error {
-      case .crcMismatch: counters.crc &+= 1
-      default: counters.framing &+= 1
-      }
-      return .dropped(error)
-    }
+    return delimit()
   }
 
-  /// Takes a chunk of bytes and calls `body` for each frame or drop it completes, in order. (Inlinable so that
-  /// callers in other modules get a loop specialised for their collection, without an allocation per byte.)
+  /// Takes a chunk of bytes and calls `body` for each frame or drop it completes, in order. Contiguous chunks go
+  /// through ``feed(buffer:_:)``; anything else byte by byte. (Inlinable so that callers in other modules get a
+  /// loop specialised for their collection, without an allocation per byte.)
   @inlinable
   public mutating func feed(_ bytes: some Sequence<UInt8>, _ body: (Output) -> Void) {
-    for byte in bytes {
-      if let output = push(byte) { body(output) }
+    let done: Void? = bytes.withContiguousStorageIfAvailable { feed(buffer: $0, body) }
+    if done == nil {
+      for byte in bytes {
+        if let output = push(byte) { body(output) }
+      }
     }
   }
 
@@ -89,10 +69,74 @@ public struct FrameDecoder: Sendable {
     return outputs
   }
 
+  /// Takes a buffer of bytes and calls `body` for each frame or drop it completes, in order: the same outputs as
+  /// ``push(_:)`` byte by byte, found a delimiter at a time (eight bytes per step), and a frame that lies whole in
+  /// the buffer decoded where it lies.
+  public mutating func feed(buffer chunk: UnsafeBufferPointer<UInt8>, _ body: (Output) -> Void) {
+    guard let base = chunk.baseAddress else { return }
+    var start = 0
+    while start < chunk.count {
+      let delimiter = COBS.firstZero(base + start, chunk.count - start).map { start + $0 }
+      let end = delimiter ?? chunk.count
+      let run = UnsafeBufferPointer(start: base + start, count: end - start)
+      start = end + 1
+      if discarded > 0 {
+        discarded += run.count
+      } else if buffer.count + run.count > maxEncoded {
+        discarded = buffer.count + run.count
+        buffer.removeAll(keepingCapacity: true)
+      } else if delimiter != nil && buffer.isEmpty && !run.isEmpty {
+        body(decode(run))
+        continue
+      } else {
+        buffer.append(contentsOf: run)
+      }
+      guard delimiter != nil else { return }
+      if let output = delimit() { body(output) }
+    }
+  }
+
   /// Forgets a partly received frame, e.g. after the port was reopened.
   public mutating func reset() {
     buffer.removeAll(keepingCapacity: true)
     discarded = 0
+  }
+
+  /// A delimiter arrived: the over-long frame's drop, the buffered frame's output, or nothing for idle fill.
+  private mutating func delimit() -> Output? {
+    if discarded > 0 {
+      let count = discarded
+      discarded = 0
+      counters.overlong &+= 1
+      return .dropped(.overlong(count: count))
+    }
+    if buffer.isEmpty { return nil }
+    defer { buffer.removeAll(keepingCapacity: true) }
+    return buffer.withUnsafeBufferPointer { decode($0) }
+  }
+
+  /// Decodes one delimited, non-empty frame of at most `maxEncoded` bytes (no zero in it: it ended at the first)
+  /// and counts the outcome.
+  private mutating func decode(_ encoded: UnsafeBufferPointer<UInt8>) -> Output {
+    let maxPayload = maxPayload
+    let parsed: Result<Frame, FrameError> = scratch.withUnsafeMutableBufferPointer { out in
+      switch COBS.decode(encoded, into: out.baseAddress!, knownWithoutZeros: true) {
+      case .failure(let error): return .failure(.cobs(error))
+      case .success(let count):
+        return Frame.parse(buffer: UnsafeBufferPointer(start: out.baseAddress!, count: count), maxPayload: maxPayload)
+      }
+    }
+    switch parsed {
+    case .success(let frame):
+      counters.frames &+= 1
+      return .frame(frame)
+    case .failure(let error):
+      switch error {
+      case .crcMismatch: counters.crc &+= 1
+      default: counters.framing &+= 1
+      }
+      return .dropped(error)
+    }
   }
 }
 

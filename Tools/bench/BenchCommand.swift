@@ -112,7 +112,9 @@ struct BenchCommand: AsyncParsableCommand {
       ("allocation_counter", .string(callalert_bench_counts_allocations() != 0 ? "glibc-interposer" : "none")))
     let load = String(format: "%.2f", machine.loadAverage)
     progress("callalert-bench on \(machine.processors) × \(machine.cpuModel), load \(load)")
+    var activity: [(String, JSONValue)] = []
     for name in Self.sections where wanted.contains(name) {
+      let start = MachineActivity.Sample.now()
       if Self.daemonSections.contains(name) {
         // Each daemon section runs in a fresh process of its own, so its RSS, threads and CPU are the daemon's
         // and its boards', not what earlier sections left behind.
@@ -120,7 +122,12 @@ struct BenchCommand: AsyncParsableCommand {
       } else {
         results.append((name, try await section(name, into: &table)))
       }
+      // Beside every figure, what else the machine did meanwhile: other work makes timing figures pessimistic.
+      let during = MachineActivity(start: start, end: .now())
+      table.add("  machine during \(name)", during.text)
+      activity.append((name, during.json))
     }
+    results.append(("activity", .object(activity)))
     results.append(("load_average_1m_at_end", .number(Machine.current().loadAverage)))
     print(table.text)
     try (JSONValue.object(results).text() + "\n").write(toFile: json, atomically: true, encoding: .utf8)
@@ -147,17 +154,12 @@ struct BenchCommand: AsyncParsableCommand {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/proc/self/exe")
     process.arguments = arguments
-    try process.run()
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      DispatchQueue.global().async {
-        process.waitUntilExit()
-        continuation.resume()
-      }
-    }
-    guard process.terminationStatus == 0, let text = try? String(contentsOfFile: output, encoding: .utf8),
+    // Bounded: the longest section (1 000 calls, or 30 s of idle) takes a few minutes even on a loaded machine.
+    let status = await try ChildExit(starting: process).waitOrKill(after: .seconds(1_800))
+    guard status == 0, let text = try? String(contentsOfFile: output, encoding: .utf8),
       let rows = try? String(contentsOfFile: output + ".rows", encoding: .utf8)
     else {
-      table.add(name, "FAILED (child exited with \(process.terminationStatus))")
+      table.add(name, "FAILED (child \(status.map { "exited with \($0)" } ?? "did not exit in 30 min; killed"))")
       return .string("failed")
     }
     table.append(tsv: rows)
@@ -177,14 +179,32 @@ struct BenchCommand: AsyncParsableCommand {
           ("decode (FrameDecoder.feed)", f.decode), ("decode (LinkEndpoint.receive)", f.decodeEndpoint),
           ("CRC-32C (checksum call)", f.crc), ("CRC-32C (inlined update)", f.crcInlined),
           ("COBS decode (call)", f.cobsDecode), ("memcpy ceiling", f.memcpy),
-        ] {
+        ] + f.crcByImplementation.map({ ("CRC-32C by \($0.0.replacingOccurrences(of: "_", with: " "))", $0.1) }) {
+          let targeted = f.payloadBytes == Frame.maxPayload && ["encode", "decode (FrameDecoder.feed)"].contains(name)
           table.add(
             "codec \(name), \(label)",
             "\(Self.count(rate.framesPerSecond)) frames/s, \(String(format: "%.1f", rate.payloadMBPerSecond)) MB/s"
-              + (rate.allocationsPerFrame.map { String(format: ", %.2f allocs/frame", $0) } ?? ""))
+              + (rate.allocationsPerFrame.map { String(format: ", %.2f allocs/frame", $0) } ?? ""),
+            target: targeted ? "≥ 1.5 M" : "")
         }
       }
-      return .array(figures.map(\.json))
+      progress("codec peer: Python's cobs + crc32c, 1 024 B payload ...")
+      let peer = await PeerCodecBench.run(
+        payloadBytes: Frame.maxPayload, runs: quick ? 2 : 5, secondsPerRun: quick ? 0.05 : 0.2)
+      switch peer {
+      case .measured(let encode, let decode):
+        let ours = figures.first { $0.payloadBytes == Frame.maxPayload }
+        table.add(
+          "codec peer (Python cobs + crc32c), 1024 B payload",
+          "encode \(Self.count(encode)) frames/s, decode \(Self.count(decode)) frames/s"
+            + (ours.map {
+              String(
+                format: "; ours %.1f× / %.1f×", $0.encode.framesPerSecond / encode, $0.decode.framesPerSecond / decode)
+            } ?? ""))
+      case .skipped(let why):
+        table.add("codec peer (Python cobs + crc32c)", "skipped: \(why)")
+      }
+      return .object([("sizes", .array(figures.map(\.json))), ("python_cobs_crc32c_peer", peer.json)])
 
     case "flash":
       progress("flash (virtual time) ...")
@@ -261,17 +281,44 @@ struct BenchCommand: AsyncParsableCommand {
         String(format: "%.4f %% of one core (%.1f ms CPU)", idle.cpuPercent, idle.cpuSeconds * 1_000), target: "< 0.1 %"
       )
       table.add(
+        "idle wake-ups (context switches of every thread)",
+        String(format: "%.2f per second; ", idle.wakeUpsPerSecond)
+          + idle.wakeUpsByThread.prefix(4).map { "\($0.name) \($0.count)" }.joined(separator: ", "))
+      table.add(
         "idle RSS (process / before daemon)", "\(idle.residentKiB / 1_024) MiB / \(idle.residentBeforeKiB / 1_024) MiB")
       return idle.json
 
     case "latency":
       let count = quick ? 50 : calls
+      progress("floor (C: connect, 30 B into a pty, read) over \(count) calls ...")
+      let floor = await FloorBench.measure(boards: 1, calls: count)
       progress("latency over \(count) calls ...")
-      let latency = try await DaemonBench.latency(calls: count)
+      var latency = try await DaemonBench.latency(calls: count)
+      latency.floor = floor
+      if let floor {
+        table.add(
+          "floor (C): connect + 30 B into a pty + read (\(floor.trip.count))",
+          Self.percentiles(floor.trip) + String(format: "; %.3f ms CPU", floor.cpuMsPerCall))
+      } else {
+        table.add("floor (C)", "not measured (see standard error)")
+      }
       table.add(
         "call → first actuator change (\(latency.call.count))", Self.percentiles(latency.call), target: "p99 < 2 ms")
+      if let floor {
+        table.add("  call over the floor", FloorBench.ratios(latency.call, floor.trip), target: "≤ 3× / 5×")
+      }
       table.add(
         "hangup → all actuators off (\(latency.hangup.count))", Self.percentiles(latency.hangup), target: "p99 < 2 ms")
+      if let floor {
+        table.add("  hangup over the floor", FloorBench.ratios(latency.hangup, floor.trip), target: "≤ 3× / 5×")
+      }
+      table.add(
+        "CPU per request (daemon + board + client)",
+        String(format: "%.3f ms", latency.cpuMsPerRequest)
+          + (floor.map {
+            String(format: " (%.1f× the floor's %.3f ms)", latency.cpuMsPerRequest / $0.cpuMsPerCall, $0.cpuMsPerCall)
+          } ?? ""),
+        target: "≤ 0.15 ms")
       if latency.failures > 0 { table.add("latency failures", "\(latency.failures)") }
       return latency.json
 
@@ -289,9 +336,18 @@ struct BenchCommand: AsyncParsableCommand {
     case "fanout":
       let count = quick ? 10 : fanOutCalls
       let boards = quick ? min(4, fanOutBoards) : fanOutBoards
+      progress("floor (C: one request written to \(boards) pseudo-terminals) over \(count) calls ...")
+      let floor = await FloorBench.measure(boards: boards, calls: count)
       progress("fan-out to \(boards) boards over \(count) calls ...")
-      let fan = try await DaemonBench.fanOut(boardCount: boards, calls: count)
-      table.add("call → last of \(boards) boards' first change (\(fan.last.count))", Self.percentiles(fan.last))
+      var fan = try await DaemonBench.fanOut(boardCount: boards, calls: count)
+      fan.floor = floor
+      if let floor {
+        table.add("floor (C): 30 B into \(boards) pty, last read (\(floor.trip.count))", Self.percentiles(floor.trip))
+      }
+      table.add(
+        "call → last of \(boards) boards' first change (\(fan.last.count))", Self.percentiles(fan.last),
+        target: "p99 ≤ 1 ms")
+      if let floor { table.add("  over the floor", FloorBench.ratios(fan.last, floor.trip)) }
       table.add("hangup → last of \(boards) boards off", Self.percentiles(fan.hangupLast))
       table.add(
         "RSS with \(boards) boards (process / before)",
@@ -348,7 +404,8 @@ struct ResultTable {
         + "  " + row.2
     }
     let rule = String(repeating: "-", count: first) + "  " + String(repeating: "-", count: second) + "  ------"
-    return ([line(header), rule] + rows.map(line)).map { $0.trimmingCharacters(in: .whitespaces) }.joined(
+    // Trailing spaces only: an indented figure (a ratio below its measurement) keeps its indent.
+    return ([line(header), rule] + rows.map(line)).map { String($0.reversed().drop { $0 == " " }.reversed()) }.joined(
       separator: "\n")
   }
 }

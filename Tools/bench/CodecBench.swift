@@ -53,16 +53,19 @@ enum CodecBench {
     let cobsDecode: Rate
     /// memcpy of the same wire bytes into a reused buffer: the ceiling.
     let memcpy: Rate
+    /// CRC32C.checksum(_:using:) over each frame's header and payload by each implementation this CPU has.
+    let crcByImplementation: [(String, Rate)]
 
     var json: JSONValue {
-      .object([
-        ("payload_bytes", .int(payloadBytes)), ("wire_bytes_per_frame", .number(wireBytes)),
-        ("encode", encode.json), ("encode_reusing_buffer", encodeReusing.json), ("decode", decode.json),
-        ("decode_push_per_byte", decodePush.json),
-        ("decode_link_endpoint", decodeEndpoint.json), ("crc32c_checksum_call", crc.json),
-        ("crc32c_inlined_update", crcInlined.json), ("cobs_decode_call", cobsDecode.json),
-        ("memcpy", memcpy.json),
-      ])
+      .object(
+        [
+          ("payload_bytes", .int(payloadBytes)), ("wire_bytes_per_frame", .number(wireBytes)),
+          ("encode", encode.json), ("encode_reusing_buffer", encodeReusing.json), ("decode", decode.json),
+          ("decode_push_per_byte", decodePush.json),
+          ("decode_link_endpoint", decodeEndpoint.json), ("crc32c_checksum_call", crc.json),
+          ("crc32c_inlined_update", crcInlined.json), ("cobs_decode_call", cobsDecode.json),
+          ("memcpy", memcpy.json),
+        ] + crcByImplementation.map { ("crc32c_\($0.0)", $0.1.json) })
     }
   }
 
@@ -191,7 +194,24 @@ enum CodecBench {
       crc: rate(frames.count, allocationsPerBatch: allocations(crcBatch), crcBatch),
       crcInlined: rate(frames.count, allocationsPerBatch: allocations(crcInlinedBatch), crcInlinedBatch),
       cobsDecode: rate(frames.count, allocationsPerBatch: allocations(cobsBatch), cobsBatch),
-      memcpy: rate(frames.count, allocationsPerBatch: allocations(memcpyBatch), memcpyBatch))
+      memcpy: rate(frames.count, allocationsPerBatch: allocations(memcpyBatch), memcpyBatch),
+      crcByImplementation: CRC32C.Implementation.available.map { implementation in
+        let batch = {
+          var total: UInt32 = 0
+          for raw in raws { total &+= raw.withUnsafeBytes { CRC32C.checksum($0, using: implementation) } }
+          return Int(total)
+        }
+        return (name(implementation), rate(frames.count, allocationsPerBatch: allocations(batch), batch))
+      })
+  }
+
+  /// The implementation's name in the JSON keys and the table.
+  static func name(_ implementation: CRC32C.Implementation) -> String {
+    switch implementation {
+    case .nibbleTable: "nibble_table"
+    case .sliceBy8: "slice_by_8"
+    case .instruction: "instruction"
+    }
   }
 
   /// Allocation calls one batch makes, averaged over 100 batches after a warm-up; nil without the counter.

@@ -11,12 +11,25 @@ enum DaemonBench {
     let hangup: Summary
     /// Calls that did not ring, or did not stop, within 5 s.
     let failures: Int
+    /// CPU time (user + system) of the whole process (daemon, board, bench client) per request (a call or a
+    /// hangup), over the timed calls, ms.
+    let cpuMsPerRequest: Double
+    /// The same trip in plain C, measured just before in the same run.
+    var floor: FloorBench.Figures?
 
     var json: JSONValue {
-      .object([
+      var members: [(String, JSONValue)] = [
         ("call_to_first_actuator", call.json(unit: "ms")), ("hangup_to_all_off", hangup.json(unit: "ms")),
-        ("failures", .int(failures)),
-      ])
+        ("failures", .int(failures)), ("cpu_ms_per_request", .number(cpuMsPerRequest)),
+      ]
+      if let floor {
+        members += [
+          ("floor", floor.json), ("call_over_floor", FloorBench.ratiosJSON(call, floor.trip)),
+          ("hangup_over_floor", FloorBench.ratiosJSON(hangup, floor.trip)),
+          ("cpu_per_request_over_floor", .number(cpuMsPerRequest / floor.cpuMsPerCall)),
+        ]
+      }
+      return .object(members)
     }
   }
 
@@ -56,6 +69,11 @@ enum DaemonBench {
     let residentBeforeKiB: Int
     /// Threads in the process.
     let threads: Int
+    /// Context switches of every thread of the process per second while it was watched: each is a thread
+    /// put to sleep and woken again (the bench's own sleeping task wakes once, at the end).
+    let wakeUpsPerSecond: Double
+    /// The threads that woke, by name, with their context switches over the whole watch.
+    let wakeUpsByThread: [(name: String, count: Int)]
 
     /// CPU as a percentage of one core.
     var cpuPercent: Double { cpuSeconds / seconds * 100 }
@@ -65,6 +83,8 @@ enum DaemonBench {
         ("seconds", .number(seconds)), ("cpu_seconds", .number(cpuSeconds)), ("cpu_percent", .number(cpuPercent)),
         ("rss_kib", .int(residentKiB)), ("rss_before_daemon_kib", .int(residentBeforeKiB)),
         ("rss_daemon_kib", .int(residentKiB - residentBeforeKiB)), ("threads", .int(threads)),
+        ("wake_ups_per_s", .number(wakeUpsPerSecond)),
+        ("wake_ups_by_thread", .object(wakeUpsByThread.map { ($0.name, .int($0.count)) })),
       ])
     }
   }
@@ -85,14 +105,23 @@ enum DaemonBench {
     let residentBeforeKiB: Int
     /// Calls where some board did not ring or stop within 5 s.
     let failures: Int
+    /// The same fan-out in plain C, measured just before in the same run.
+    var floor: FloorBench.Figures?
 
     var json: JSONValue {
-      .object([
+      var members: [(String, JSONValue)] = [
         ("boards", .int(boards)), ("call_to_last_board", last.json(unit: "ms")),
         ("call_to_each_board", each.json(unit: "ms")), ("hangup_to_last_board_off", hangupLast.json(unit: "ms")),
         ("rss_kib", .int(residentKiB)), ("rss_before_kib", .int(residentBeforeKiB)),
         ("rss_added_kib", .int(residentKiB - residentBeforeKiB)), ("failures", .int(failures)),
-      ])
+      ]
+      if let floor {
+        members += [
+          ("floor", floor.json), ("call_to_last_board_over_floor", FloorBench.ratiosJSON(last, floor.trip)),
+          ("hangup_to_last_board_over_floor", FloorBench.ratiosJSON(hangupLast, floor.trip)),
+        ]
+      }
+      return .object(members)
     }
   }
 
@@ -137,13 +166,17 @@ enum DaemonBench {
     return try await withOneBoard(label: "idle") { _, _ in
       try await Task.sleep(for: .seconds(1))  // let the warm-up's last answers settle
       let cpu = ProcessStats.cpuTime
+      let switches = ProcessStats.contextSwitchesByThread()
       let clock = ContinuousClock()
       let start = clock.now
       try await Task.sleep(for: .seconds(seconds))
       let elapsed = start.duration(to: clock.now).seconds
+      let wakeUps = ProcessStats.wakeUps(since: switches)
       return IdleFigures(
         seconds: elapsed, cpuSeconds: (ProcessStats.cpuTime - cpu).seconds, residentKiB: ProcessStats.residentKiB,
-        residentBeforeKiB: before, threads: ProcessStats.threads)
+        residentBeforeKiB: before, threads: ProcessStats.threads,
+        wakeUpsPerSecond: Double(wakeUps.map(\.count).reduce(0, +)) / elapsed,
+        wakeUpsByThread: wakeUps.filter { $0.count > 0 }.sorted { $0.count > $1.count })
     }
   }
 
@@ -153,7 +186,9 @@ enum DaemonBench {
       var callMs: [Double] = []
       var hangupMs: [Double] = []
       var failures = 0
+      var cpuAtStart = ProcessStats.cpuTime
       for index in 0..<(warmUpCalls + calls) {
+        if index == warmUpCalls { cpuAtStart = ProcessStats.cpuTime }
         guard let (ring, silence) = try await ringAndHangUp(daemon, [board], id: "lat-\(index)") else {
           failures += 1
           continue
@@ -164,7 +199,10 @@ enum DaemonBench {
         }
         if index % 200 == 0 { board.probe.clear() }
       }
-      return LatencyFigures(call: Summary(callMs), hangup: Summary(hangupMs), failures: failures)
+      let cpu = (ProcessStats.cpuTime - cpuAtStart).milliseconds
+      return LatencyFigures(
+        call: Summary(callMs), hangup: Summary(hangupMs), failures: failures,
+        cpuMsPerRequest: cpu / Double(2 * max(1, calls)))
     }
   }
 

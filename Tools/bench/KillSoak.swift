@@ -125,12 +125,18 @@ struct KillSoak {
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
     process.standardInput = FileHandle.nullDevice
-    do { try process.run() } catch { return .didNotRing("spawn: \(error)") }
-    defer {
-      if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-      process.waitUntilExit()
+    let exit: ChildExit
+    do { exit = try ChildExit(starting: process) } catch { return .didNotRing("spawn: \(error)") }
+    let result = await ringAndKill(index: index, pid: exit.pid, socket: socket, board: board)
+    if !exit.hasExited { kill(exit.pid, SIGKILL) }
+    if await exit.wait(upTo: .seconds(10)) == nil {
+      return .rangOn("the daemon (pid \(exit.pid)) did not exit within 10 s of SIGKILL")
     }
+    return result
+  }
 
+  /// Rings the board through the daemon `pid`, kills it mid-ring and measures until the board is silent.
+  private static func ringAndKill(index: Int, pid: pid_t, socket: String, board: ProbedBoard) async -> RunResult {
     // The socket appears when the daemon is up; the call rings once it has connected to the board.
     let clock = ContinuousClock()
     let startDeadline = clock.now.advanced(by: .seconds(20))
@@ -150,7 +156,7 @@ struct KillSoak {
     try? await Task.sleep(for: .milliseconds(Int.random(in: 0...1_500)))
     let killMark = board.probe.mark
     let killed = clock.now
-    kill(process.processIdentifier, SIGKILL)
+    kill(pid, SIGKILL)
     guard let silence = await board.probe.first(from: killMark, timeout: .seconds(10), where: { $0.isSilent }) else {
       return .rangOn("still ringing 10 s after kill -9")
     }

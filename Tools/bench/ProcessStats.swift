@@ -23,6 +23,34 @@ enum ProcessStats {
   /// Threads in the process now.
   static var threads: Int { statusField("Threads") }
 
+  /// Context switches (voluntary and not) of each thread now, by thread id, with the thread's name.
+  static func contextSwitchesByThread() -> [Int: (name: String, count: Int)] {
+    var result: [Int: (name: String, count: Int)] = [:]
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+    for task in tasks {
+      guard let id = Int(task) else { continue }
+      let name =
+        (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8))?
+        .trimmingCharacters(in: .whitespacesAndNewlines) ?? task
+      let status = (try? String(contentsOfFile: "/proc/self/task/\(task)/status", encoding: .utf8)) ?? ""
+      var count = 0
+      for line in status.split(separator: "\n") where line.contains("ctxt_switches:") {
+        count += Int(line.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "") ?? 0
+      }
+      result[id] = (name, count)
+    }
+    return result
+  }
+
+  /// Context switches since `earlier`, per thread name (threads born since count from zero).
+  static func wakeUps(since earlier: [Int: (name: String, count: Int)]) -> [(name: String, count: Int)] {
+    var byName: [String: Int] = [:]
+    for (id, now) in contextSwitchesByThread() {
+      byName[now.name, default: 0] += now.count - (earlier[id]?.count ?? 0)
+    }
+    return byName.map { (name: $0.key, count: $0.value) }
+  }
+
   private static func statusField(_ name: String) -> Int {
     guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
     for line in text.split(separator: "\n") where line.hasPrefix(name + ":") {

@@ -1,0 +1,73 @@
+// CRC-32C with the CPU's instruction: 8 bytes per instruction, then the tail byte by byte. The function is
+// compiled for the instruction set extension alone (target attribute), so the rest of the binary keeps the
+// baseline and the run-time check decides whether it is ever called.
+#include "CCallAlertCRC32C.h"
+#include <string.h>
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+
+int callalert_crc32c_hardware_available(void) {
+  unsigned int eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return 0;
+  return (ecx & bit_SSE4_2) != 0;
+}
+
+__attribute__((target("sse4.2")))
+uint32_t callalert_crc32c_hardware(uint32_t crc, const void *bytes, size_t count) {
+  const unsigned char *p = bytes;
+  uint64_t c = crc;
+  while (count >= 8) {
+    uint64_t word;
+    memcpy(&word, p, 8);
+    c = __builtin_ia32_crc32di(c, word);
+    p += 8;
+    count -= 8;
+  }
+  uint32_t c32 = (uint32_t)c;
+  while (count > 0) {
+    c32 = __builtin_ia32_crc32qi(c32, *p);
+    p += 1;
+    count -= 1;
+  }
+  return c32;
+}
+
+#elif defined(__aarch64__) && defined(__linux__)
+#include <sys/auxv.h>
+#ifndef HWCAP_CRC32
+#define HWCAP_CRC32 (1 << 7)
+#endif
+
+int callalert_crc32c_hardware_available(void) {
+  return (getauxval(AT_HWCAP) & HWCAP_CRC32) != 0;
+}
+
+__attribute__((target("crc")))
+uint32_t callalert_crc32c_hardware(uint32_t crc, const void *bytes, size_t count) {
+  const unsigned char *p = bytes;
+  while (count >= 8) {
+    uint64_t word;
+    memcpy(&word, p, 8);
+    crc = __builtin_arm_crc32cd(crc, word);
+    p += 8;
+    count -= 8;
+  }
+  while (count > 0) {
+    crc = __builtin_arm_crc32cb(crc, *p);
+    p += 1;
+    count -= 1;
+  }
+  return crc;
+}
+
+#else
+// No instruction known here (or no way to ask the CPU): the Swift side uses slice-by-8.
+int callalert_crc32c_hardware_available(void) { return 0; }
+
+uint32_t callalert_crc32c_hardware(uint32_t crc, const void *bytes, size_t count) {
+  (void)bytes;
+  (void)count;
+  return crc;
+}
+#endif
