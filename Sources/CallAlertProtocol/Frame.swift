@@ -164,12 +164,6 @@ public struct Frame: Equatable, Sendable {
     static let length = 9
   }
 
-  /// The little-endian number of `bytes` bytes (at most 4) at `offset` in `raw`.
-  private static func littleEndian(_ raw: [UInt8], at offset: Int, bytes: Int) -> UInt32 {
-    var value: UInt32 = 0
-    for index in 0..<bytes { value |= UInt32(raw[offset + index]) << (8 * index) }
-    return value
-  }
 }
 
 /// The header's flag bits. Bits 3 to 7 are reserved and must be zero.
