@@ -109,8 +109,12 @@ struct NORFlash: BoardFlash {
   }
 
   func read(address: Int, count: Int) -> [UInt8] {
-    Array(bytes[address..<address + count])
+    reads.record(count)
+    return Array(bytes[address..<address + count])
   }
+
+  /// The largest single read so far (shared by copies of this flash).
+  let reads = ReadLog()
 
   /// Power comes back: the next boot sees what was written.
   mutating func restorePower() {
@@ -135,4 +139,11 @@ struct SplitMix64: RandomNumberGenerator {
     z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
     return z ^ (z >> 31)
   }
+}
+
+/// The largest read a ``NORFlash`` served: what the core would hold in RAM at once.
+final class ReadLog: @unchecked Sendable {
+  private(set) var largest = 0
+  func record(_ count: Int) { largest = max(largest, count) }
+  func reset() { largest = 0 }
 }

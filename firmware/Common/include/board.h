@@ -67,6 +67,13 @@ uint8_t *board_flash_base(void);
 /// Its size in bytes.
 size_t board_flash_size(void);
 
+/// The pattern flash's erase unit, in bytes.
+size_t board_flash_page_size(void);
+/// Flash boards: erases the page at byte `offset` of the pattern flash; 1 on success.
+int board_flash_erase(uint32_t offset);
+/// Flash boards: programs `count` bytes (a multiple of 4, at a multiple of 4) at `offset`; 1 on success.
+int board_flash_program(uint32_t offset, const uint8_t *bytes, size_t count);
+
 /// Reloads the watchdog.
 void board_watchdog_feed(void);
 
