@@ -38,6 +38,10 @@ struct Firmware {
         board_uart_flush()
         board_debug_hex("callalert: reset; heap peak", UInt32(truncatingIfNeeded: callalert_heap_peak()))
         board_debug_hex("callalert: stack peak", board_stack_peak())
+        // The RAM budget's figure: static data, the heap's peak and the stack's peak (conformance suite).
+        board_debug_hex(
+          "callalert: ram peak",
+          UInt32(truncatingIfNeeded: callalert_static_ram() + callalert_heap_peak()) &+ board_stack_peak())
         board_reset(UInt32(BOARD_BOOT_RESET_COMMAND))
       }
       if count == 0 { board_idle(now) }

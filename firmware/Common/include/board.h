@@ -84,6 +84,9 @@ _Noreturn void board_reset(uint32_t reason);
 size_t callalert_heap_used(void);
 size_t callalert_heap_peak(void);
 
+/// RAM bytes taken by .data and .bss.
+size_t callalert_static_ram(void);
+
 /// Stack bytes used at most since boot (startup.c paints the stack).
 uint32_t board_stack_peak(void);
 
