@@ -2,10 +2,11 @@ import CallAlertProtocol
 
 /// Checks a table stored in flash a piece at a time, with the same rules, the same order and the same error
 /// offsets as ``TableStore/validate(_:limits:)`` (``PatternTableHeader/read(_:)``, ``PatternTable/decode(_:)``,
-/// then this board's limits), but never holding more than one pattern in RAM.
+/// then this board's limits), but never holding more than a few hundred bytes of it in RAM.
 ///
 /// Why: a micro:bit v1 has 16 KiB of RAM in all; reading a 31 KiB table back whole to verify it is
-/// impossible there. Memory used: one ``chunkSize`` read for the CRC, one directory entry, one pattern.
+/// impossible there. Memory used: one ``chunkSize`` read for the CRC, one directory entry, ``stepsPerRead``
+/// steps of one pattern.
 struct TableCheck<Flash: BoardFlash> {
   /// The bytes read at a time while computing the CRC.
   static var chunkSize: Int { 256 }
@@ -43,12 +44,12 @@ struct TableCheck<Flash: BoardFlash> {
       guard entry.offset >= nextFree, entry.offset + entry.length <= size - 4 else {
         throw PayloadError(.invalidValue, field: "entry.offset", offset: entry.at)
       }
-      _ = try pattern(at: entry)
+      _ = try checkPattern(at: entry, limits: nil)
       nextFree = entry.offset + entry.length
     }
     for index in 0..<Int(header.slotCount) {
       let entry = try entry(index, of: header)
-      guard entry.length > 0, let problem = limits.problem(in: try pattern(at: entry)) else { continue }
+      guard entry.length > 0, let problem = try checkPattern(at: entry, limits: limits) else { continue }
       throw PayloadError(.invalidValue, field: "pattern", offset: entry.offset + problem)
     }
     return header
@@ -84,15 +85,61 @@ struct TableCheck<Flash: BoardFlash> {
     return try header.entry(index, in: bytes)
   }
 
-  /// The pattern `entry` points at, decoded alone (offsets in errors are the table's).
-  func pattern(at entry: PatternTableHeader.Entry) throws(PayloadError) -> Pattern {
-    var reader = ByteReader(flash.read(address: base + entry.offset, count: entry.length))
-    do throws(PayloadError) {
-      let pattern = try Pattern.decode(&reader)
-      try reader.expectEnd("entry.length")
-      return pattern
-    } catch {
-      throw PayloadError(error.kind, field: error.field, offset: entry.offset + error.offset)
+  /// The steps read at a time while checking a pattern.
+  static var stepsPerRead: Int { 32 }
+
+  /// Checks the pattern `entry` points at without holding its steps: ``Pattern/decode(_:)``'s rules, thrown
+  /// with table offsets; then, with `limits`, returns the offset within the pattern of the first field that
+  /// breaks one (as ``PatternLimits/problem(in:)``), nil when it fits.
+  func checkPattern(at entry: PatternTableHeader.Entry, limits: PatternLimits?) throws(PayloadError) -> Int? {
+    func shifted(_ error: PayloadError, by base: Int) -> PayloadError {
+      PayloadError(error.kind, field: error.field, offset: entry.offset + base + error.offset)
     }
+    let start = entry.offset
+    var reader = ByteReader(flash.read(address: base + start, count: min(entry.length, Pattern.headerSize)))
+    let count: Int
+    do throws(PayloadError) {
+      let flags = try reader.u8("pattern.flags")
+      guard flags == 0 else { throw reader.invalid("pattern.flags", width: 1) }
+      _ = try reader.u8("pattern.repeat")
+      let loopStart = try reader.u16("pattern.loop_start")
+      let steps = try reader.u16("pattern.step_count")
+      guard steps > 0 else { throw reader.invalid("pattern.step_count", width: 2) }
+      guard loopStart < steps else {
+        throw PayloadError(.invalidValue, field: "pattern.loop_start", offset: reader.offset - 4)
+      }
+      guard entry.length - Pattern.headerSize >= Int(steps) * PatternStep.size else {
+        throw PayloadError(.truncated, field: "pattern.steps", offset: reader.offset)
+      }
+      count = Int(steps)
+    } catch {
+      throw shifted(error, by: 0)
+    }
+    if let limits, count > Int(limits.maxSteps) { return 4 }
+    var index = 0
+    while index < count {
+      let batch = min(Self.stepsPerRead, count - index)
+      let at = Pattern.headerSize + index * PatternStep.size
+      var steps = ByteReader(flash.read(address: base + start + at, count: batch * PatternStep.size))
+      for step in 0..<batch {
+        do throws(PayloadError) {
+          let duration = try steps.u16("step.duration_ms")
+          guard duration > 0 else { throw steps.invalid("step.duration_ms", width: 2) }
+          let hz = try steps.u16("step.buzzer_hz")
+          _ = try steps.bytes(3, "step.rest")
+          if let limits, hz != 0, hz < limits.buzzerMinHz || hz > limits.buzzerMaxHz {
+            return Pattern.headerSize + (index + step) * PatternStep.size + 2
+          }
+        } catch {
+          throw shifted(error, by: at)
+        }
+      }
+      index += batch
+    }
+    let end = Pattern.headerSize + count * PatternStep.size
+    if entry.length > end {
+      throw PayloadError(.trailingBytes, field: "entry.length", offset: entry.offset + end)
+    }
+    return nil
   }
 }

@@ -82,7 +82,8 @@
 #define GPIO_IN(pin) REG(GPIO_PORT(pin) + 0x510u)
 #define GPIO_PIN_CNF(pin) REG(GPIO_PORT(pin) + 0x700u + 4u * ((pin) & 31u))
 #define PIN_OUTPUT 1u
-#define PIN_INPUT 0u  // input, buffer connected, no pull (the micro:bit has external pull-ups on A and B)
+#define PIN_INPUT_PULLUP 0xCu  // input, buffer connected, pull-up (beside the micro:bit's external ones;
+                              // QEMU, with nothing wired, then reads the buttons released)
 
 #define BAUD_115200 0x01D7E000u
 #define WATCHDOG_MS 1000u
@@ -216,8 +217,8 @@ uint32_t board_start(void) {
     pin_output(display_cols[i]);
     pin_write(display_cols[i], 1);  // columns are active low
   }
-  GPIO_PIN_CNF(PIN_BUTTON_A) = PIN_INPUT;
-  GPIO_PIN_CNF(PIN_BUTTON_B) = PIN_INPUT;
+  GPIO_PIN_CNF(PIN_BUTTON_A) = PIN_INPUT_PULLUP;
+  GPIO_PIN_CNF(PIN_BUTTON_B) = PIN_INPUT_PULLUP;
 
   // The crystal oscillator for an accurate baud rate and clock (bounded: QEMU does not model CLOCK).
   CLOCK_EVENTS_HFCLKSTARTED = 0;
