@@ -142,4 +142,34 @@ struct TableCheck<Flash: BoardFlash> {
     }
     return nil
   }
+
+  /// The pattern `entry` points at, decoded from flash ``stepsPerRead`` steps at a time (the steps array is
+  /// the only thing that grows with it); nil when it breaks a rule or `limits`.
+  func loadPattern(at entry: PatternTableHeader.Entry, limits: PatternLimits) -> Pattern? {
+    guard (try? checkPattern(at: entry, limits: limits)) == .some(nil) else { return nil }
+    var reader = ByteReader(flash.read(address: base + entry.offset, count: Pattern.headerSize))
+    do throws(PayloadError) {
+      _ = try reader.u8("pattern.flags")
+      let repeatCount = try reader.u8("pattern.repeat")
+      let loopStart = try reader.u16("pattern.loop_start")
+      let count = Int(try reader.u16("pattern.step_count"))
+      var steps: [PatternStep] = []
+      steps.reserveCapacity(count)
+      while steps.count < count {
+        let batch = min(Self.stepsPerRead, count - steps.count)
+        let at = entry.offset + Pattern.headerSize + steps.count * PatternStep.size
+        var chunk = ByteReader(flash.read(address: base + at, count: batch * PatternStep.size))
+        for _ in 0..<batch {
+          steps.append(
+            PatternStep(
+              durationMs: try chunk.u16("step.duration_ms"), buzzerHz: try chunk.u16("step.buzzer_hz"),
+              buzzerVolume: try chunk.u8("step.buzzer_volume"), motor: try chunk.u8("step.motor"),
+              leds: try chunk.u8("step.leds")))
+        }
+      }
+      return Pattern(steps: steps, repeatCount: repeatCount, loopStart: loopStart)
+    } catch {
+      return nil
+    }
+  }
 }

@@ -227,8 +227,9 @@ public struct TableStore<Flash: BoardFlash> {
     do throws(PayloadError) {
       let entry = try active.header.entry(Int(slot), in: directory)
       guard entry.length > 0, entry.offset + entry.length <= Int(active.header.size) else { return nil }
-      let pattern = try Pattern.decode(flash.read(address: base + entry.offset, count: entry.length))
-      return limits.problem(in: pattern) == nil ? pattern : nil
+      // Decoded from flash a few steps at a time: a 512-step pattern's bytes and its steps together would not
+      // fit a micro:bit v1's heap.
+      return TableCheck(flash: flash, base: base, size: Int(active.header.size)).loadPattern(at: entry, limits: limits)
     } catch {
       return nil
     }

@@ -28,6 +28,21 @@ enum BoardKind: String, Sendable, CustomStringConvertible {
     }
   }
 
+  /// The capabilities each reports (table capacity: 64 pages of 1 KiB in two A/B halves, minus a commit-record
+  /// page each): the reference board's, but for the micro:bit v1's smaller payloads and
+  /// window (16 KiB of RAM; see firmware/microbit-v1/Board.swift).
+  var capabilities: Capabilities {
+    var configuration = BoardConfiguration(serial: [])
+    if self == .microbit {
+      configuration.maxPayload = 256
+      configuration.window = 2
+    }
+    return configuration.capabilities(tableCapacity: 31 * 1_024, leaseMs: 3_000)
+  }
+
+  /// The largest payload it accepts.
+  var maxPayload: Int { Int(capabilities.maxPayload) }
+
   /// The QEMU machine of a firmware board; nil for the virtual board.
   var machine: QemuMachine? {
     switch self {

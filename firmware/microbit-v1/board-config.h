@@ -12,7 +12,8 @@
 #define FLASH_PAGE_SIZE 1024u
 
 #define RX_SIZE 256u   // powers of two; QEMU holds the line back when it is full
-#define TX_SIZE 2048u  // two largest answers; the loop waits up to TX_WAIT_MS for room
+#define TX_SIZE 1024u  // a window (2) of the largest answers (256-byte payloads) and events; the loop
+                       // waits up to TX_WAIT_MS for room
 #define TX_WAIT_MS 200u
 
 // The 5 x 5 LEDs are wired as 3 rows x 9 columns (rows high, columns low light a LED).
