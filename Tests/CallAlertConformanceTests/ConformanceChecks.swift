@@ -300,7 +300,9 @@ enum ConformanceChecks {
     let size = UInt32(bytes.count)
     try await withBoard(kind) { (board: BoardUnderTest) async throws in
       let client = board.client
-      #expect(try await client.send(.tableBegin(TableBegin(size: size, crc: crc))) == .tableReady(maxChunk: UInt16(kind.maxPayload - 4)))
+      #expect(
+        try await client.send(.tableBegin(TableBegin(size: size, crc: crc)))
+          == .tableReady(maxChunk: UInt16(kind.maxPayload - 4)))
       var status = try await client.status()
       #expect(status.transferActive && status.transferSize == size && status.transferReceived == 0)
       #expect(try await client.send(.tableData(offset: 0, bytes: Array(bytes[0..<50]))) == .tableProgress(received: 50))

@@ -19,10 +19,14 @@ extension CallAlertCommand.Board {
     @Option(name: .long, help: ArgumentHelp("Make PATH a symbolic link to the pseudo-terminal.", valueName: "path"))
     var link: String?
 
-    @Option(name: .long, help: ArgumentHelp("The firmware image (default: the machine's, from make firmware).", valueName: "elf"))
+    @Option(
+      name: .long,
+      help: ArgumentHelp("The firmware image (default: the machine's, from make firmware).", valueName: "elf"))
     var image: String?
 
-    @Option(name: .long, help: ArgumentHelp("The machine: mps2-an386 or microbit (the micro:bit v1 image).", valueName: "name"))
+    @Option(
+      name: .long,
+      help: ArgumentHelp("The machine: mps2-an386 or microbit (the micro:bit v1 image).", valueName: "name"))
     var machine: String = QemuMachine.mps2An386.rawValue
 
     @Option(name: .long, help: ArgumentHelp("The QEMU executable.", valueName: "path"))
