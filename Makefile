@@ -92,8 +92,9 @@ fuzz: deps
 fuzz-long: deps
 	FUZZ_RUNS=$${FUZZ_RUNS:-10000000} Tools/scripts/fuzz.sh
 
-## firmware: the board firmware (Embedded Swift, same core as the virtual board) for QEMU's mps2-an386;
-## writes firmware/build/callalert-mps2-an386.elf and prints its size
+## firmware: the board firmware (Embedded Swift, same core as the virtual board) for every board: mps2-an386
+## (QEMU), microbit-v1, microbit-v2; BOARD=... builds one. Writes firmware/build/callalert-BOARD.elf and .hex
+## and prints flash and RAM per board (docs/HARDWARE.md)
 firmware:
 	@$(MAKE) --no-print-directory -C firmware
 

@@ -17,8 +17,9 @@ import CallAlertProtocol
 /// self-CRC, the CRC-32C of the table's bytes 0 ..< size-4 is the record's CRC, and the table passes
 /// every check a commit makes; the valid slot with the highest generation wins.
 ///
-/// Memory: reading a whole table back (commit, boot) takes a temporary buffer of up to ``capacity``
-/// bytes plus its decoded patterns; otherwise only a programming-unit tail is kept in RAM.
+/// Memory: nothing grows with the table's size. TABLE_DATA programs each chunk as it comes (only a
+/// programming-unit tail stays in RAM); commit and boot verify the table from flash a piece at a time
+/// (``TableCheck``: a 256-byte read for the CRC, one directory entry, one pattern).
 public struct TableStore<Flash: BoardFlash> {
   /// The table in use.
   public struct ActiveTable: Equatable, Sendable {
@@ -164,12 +165,12 @@ public struct TableStore<Flash: BoardFlash> {
       }
       tail = []
     }
-    let bytes = flash.read(address: dataAddress(staged.slot), count: Int(staged.size))
-    let computed = CRC32C.checksum(bytes[0..<bytes.count - 4])
+    let check = TableCheck(flash: flash, base: dataAddress(staged.slot), size: Int(staged.size))
+    let computed = check.crc()
     guard crc == staged.crc, computed == staged.crc else { throw Failure(.crcMismatch, detail: computed) }
     let header: PatternTableHeader
     do throws(PayloadError) {
-      header = try Self.validate(bytes, limits: limits)
+      header = try check.validate(limits: limits)
     } catch {
       throw Failure(.badTable, detail: UInt32(clamping: error.offset))
     }
@@ -226,8 +227,9 @@ public struct TableStore<Flash: BoardFlash> {
     do throws(PayloadError) {
       let entry = try active.header.entry(Int(slot), in: directory)
       guard entry.length > 0, entry.offset + entry.length <= Int(active.header.size) else { return nil }
-      let pattern = try Pattern.decode(flash.read(address: base + entry.offset, count: entry.length))
-      return limits.problem(in: pattern) == nil ? pattern : nil
+      // Decoded from flash a few steps at a time: a 512-step pattern's bytes and its steps together would not
+      // fit a micro:bit v1's heap.
+      return TableCheck(flash: flash, base: base, size: Int(active.header.size)).loadPattern(at: entry, limits: limits)
     } catch {
       return nil
     }
@@ -257,10 +259,10 @@ public struct TableStore<Flash: BoardFlash> {
   /// The table a whole record commits, if its bytes are intact and valid.
   private func verify(slot: Int, record: TableCommitRecord) -> PatternTableHeader? {
     guard Int(record.tableSize) <= capacity, Int(record.tableSize) >= Self.minimumTableSize else { return nil }
-    let bytes = flash.read(address: dataAddress(slot), count: Int(record.tableSize))
-    guard CRC32C.checksum(bytes[0..<bytes.count - 4]) == record.tableCRC else { return nil }
+    let check = TableCheck(flash: flash, base: dataAddress(slot), size: Int(record.tableSize))
+    guard check.crc() == record.tableCRC else { return nil }
     do throws(PayloadError) {
-      return try Self.validate(bytes, limits: limits)
+      return try check.validate(limits: limits)
     } catch {
       return nil
     }

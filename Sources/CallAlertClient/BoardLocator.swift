@@ -14,6 +14,11 @@ public enum BoardLocator {
   public static let usbVendorID: UInt16 = 0x1209
   /// The USB product ID boards are expected to use (to be registered with pid.codes).
   public static let usbProductID: UInt16 = 0xCA11
+  /// The USB vendor ID of the BBC micro:bit's interface chip (Arm DAPLink), whose serial port carries the
+  /// CallAlert firmware's UART (docs/HARDWARE.md).
+  public static let daplinkVendorID: UInt16 = 0x0D28
+  /// DAPLink's USB product ID.
+  public static let daplinkProductID: UInt16 = 0x0204
 
   /// Where `callalert board simulate` links its pseudo-terminal by default, so `--port auto` finds it.
   public static var virtualBoardLink: String {
@@ -40,6 +45,10 @@ public enum BoardLocator {
 
     /// Whether the port's USB IDs are CallAlert's.
     public var hasCallAlertIDs: Bool { info?.usbVendorID == usbVendorID && info?.usbProductID == usbProductID }
+    /// Whether the port is a micro:bit's (DAPLink's USB IDs): probed with HELLO like CallAlert's own.
+    public var hasDAPLinkIDs: Bool {
+      info?.usbVendorID == daplinkVendorID && info?.usbProductID == daplinkProductID
+    }
   }
 
   /// Asks the board at `path` for its INFO: open, HELLO, close. Fails fast (two tries of 150 ms).
@@ -107,7 +116,7 @@ public enum BoardLocator {
   }
 
   static func isLikelyBoard(_ port: Port) -> Bool {
-    if port.info == nil || port.hasCallAlertIDs { return true }
+    if port.info == nil || port.hasCallAlertIDs || port.hasDAPLinkIDs { return true }
     let name = port.path.split(separator: "/").last.map(String.init) ?? port.path
     return name.hasPrefix("ttyACM") || name.hasPrefix("cu.usbmodem")
   }

@@ -126,6 +126,14 @@ public struct PatternTableHeader: Equatable, Sendable {
   /// The stored CRC-32C.
   public var crc: UInt32
 
+  /// Creates a header from its fields (a board that checks a stored table piece by piece builds it).
+  public init(version: UInt32, slotCount: UInt8, size: UInt32, crc: UInt32) {
+    self.version = version
+    self.slotCount = slotCount
+    self.size = size
+    self.crc = crc
+  }
+
   /// One directory entry, located in the table.
   public struct Entry: Equatable, Sendable {
     /// The table offset of the entry itself (for error reports).

@@ -39,6 +39,8 @@ public struct QemuBoard: Sendable {
 
   /// The QEMU executable: a name looked up on PATH (by default `qemu-system-arm`) or a path.
   public var qemu: String
+  /// The machine QEMU emulates (by default mps2-an386); the image must be built for it.
+  public var machine: QemuMachine
   /// The firmware image (an ELF file) QEMU loads with `-kernel`.
   public var image: String
   /// Where the firmware's debug console (UART1) is written; nil drops it (`-serial null`).
@@ -63,8 +65,10 @@ public struct QemuBoard: Sendable {
   /// Describes a QEMU board; ``start(seed:timeout:)`` starts it.
   public init(
     image: String = QemuBoard.defaultImage, qemu: String = QemuBoard.defaultExecutable, debugLog: String? = nil,
-    icount: Bool = false, forwardsOutput: Bool = false, ownProcessGroup: Bool = false
+    icount: Bool = false, forwardsOutput: Bool = false, ownProcessGroup: Bool = false,
+    machine: QemuMachine = .mps2An386
   ) {
+    self.machine = machine
     self.qemu = qemu
     self.image = image
     self.debugLog = debugLog
@@ -90,11 +94,11 @@ public struct QemuBoard: Sendable {
 
   /// QEMU's arguments (without the executable) for a boot with the entropy seed `seed`.
   public func arguments(seed: UInt32) -> [String] {
-    var arguments = [
-      "-M", "mps2-an386", "-nographic", "-monitor", "none", "-kernel", image,
-      "-serial", "pty", "-serial", debugLog.map { "file:\($0)" } ?? "null",
+    var arguments = ["-M", machine.qemuName, "-nographic", "-monitor", "none", "-kernel", image, "-serial", "pty"]
+    arguments += machine.debugConsoleArguments(debugLog)
+    arguments += [
       "-device",
-      "loader,addr=0x\(String(Self.seedAddress, radix: 16, uppercase: true)),data=0x\(String(seed, radix: 16)),"
+      "loader,addr=0x\(String(machine.seedAddress, radix: 16, uppercase: true)),data=0x\(String(seed, radix: 16)),"
         + "data-len=4",
     ]
     if icount { arguments += ["-icount", "shift=auto"] }

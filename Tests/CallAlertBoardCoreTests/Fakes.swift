@@ -109,8 +109,12 @@ struct NORFlash: BoardFlash {
   }
 
   func read(address: Int, count: Int) -> [UInt8] {
-    Array(bytes[address..<address + count])
+    reads.record(count)
+    return Array(bytes[address..<address + count])
   }
+
+  /// The largest single read so far (shared by copies of this flash).
+  let reads = ReadLog()
 
   /// Power comes back: the next boot sees what was written.
   mutating func restorePower() {
@@ -122,4 +126,11 @@ struct NORFlash: BoardFlash {
   mutating func corrupt(address: Int, mask: UInt8) {
     bytes[address] &= mask
   }
+}
+
+/// The largest read a ``NORFlash`` served: what the core would hold in RAM at once.
+final class ReadLog: @unchecked Sendable {
+  private(set) var largest = 0
+  func record(_ count: Int) { largest = max(largest, count) }
+  func reset() { largest = 0 }
 }

@@ -13,6 +13,9 @@ enum BoardKind: String, Sendable, CustomStringConvertible {
   case virtual
   /// The Embedded Swift firmware (the same core) in QEMU's mps2-an386, its UART0 on a pseudo-terminal.
   case qemu
+  /// The micro:bit v1 firmware (the same core on an nRF51822) in QEMU's `microbit`, its UART on a
+  /// pseudo-terminal.
+  case microbit
 
   var description: String { rawValue }
 
@@ -20,7 +23,32 @@ enum BoardKind: String, Sendable, CustomStringConvertible {
   var serial: String {
     switch self {
     case .virtual: "VB-0001"
-    case .qemu: "QEMU-AN386-0001"
+    case .qemu: QemuMachine.mps2An386.serial
+    case .microbit: QemuMachine.microbit.serial
+    }
+  }
+
+  /// The capabilities each reports (table capacity: 64 pages of 1 KiB in two A/B halves, minus a commit-record
+  /// page each): the reference board's, but for the micro:bit v1's smaller payloads and
+  /// window (16 KiB of RAM; see firmware/microbit-v1/Board.swift).
+  var capabilities: Capabilities {
+    var configuration = BoardConfiguration(serial: [])
+    if self == .microbit {
+      configuration.maxPayload = 256
+      configuration.window = 2
+    }
+    return configuration.capabilities(tableCapacity: 31 * 1_024, leaseMs: 3_000)
+  }
+
+  /// The largest payload it accepts.
+  var maxPayload: Int { Int(capabilities.maxPayload) }
+
+  /// The QEMU machine of a firmware board; nil for the virtual board.
+  var machine: QemuMachine? {
+    switch self {
+    case .virtual: nil
+    case .qemu: .mps2An386
+    case .microbit: .microbit
     }
   }
 }
@@ -40,7 +68,7 @@ final class BoardUnderTest: Sendable {
 
   private enum RunningBoard: Sendable {
     case virtual(VirtualBoardRunner<ContinuousClock>, Task<Void, any Error>, keepAlive: FileDescriptor)
-    case qemu(RunningQemu, keepAlive: FileDescriptor)
+    case qemu(RunningQemu, keepAlive: FileDescriptor, machine: QemuMachine)
   }
 
   private init(
@@ -98,7 +126,7 @@ final class BoardUnderTest: Sendable {
     switch board {
     case .virtual(let runner, _, _):
       await runner.withBoard { _ in usleep(UInt32(ms) * 1_000) }
-    case .qemu(let qemu, _):
+    case .qemu(let qemu, _, _):
       kill(qemu.pid, SIGSTOP)
       usleep(UInt32(ms) * 1_000)
       kill(qemu.pid, SIGCONT)
@@ -118,12 +146,12 @@ final class BoardUnderTest: Sendable {
       let keepAlive = try PseudoTerminal.holdOpen(slavePath: path)
       board = .virtual(runner, Task { try await runner.run() }, keepAlive: keepAlive)
       slavePath = path
-    case .qemu:
-      let qemu = try await QemuFirmware.launch()
+    case .qemu, .microbit:
+      let qemu = try await QemuFirmware.launch(kind.machine ?? .mps2An386)
       // Held open for the board's whole life, as `callalert board qemu` does: QEMU then always sees a
       // connected line (it drops what the firmware sends while nothing holds the slave).
       let keepAlive = try PseudoTerminal.holdOpen(slavePath: qemu.pseudoTerminalPath)
-      board = .qemu(qemu, keepAlive: keepAlive)
+      board = .qemu(qemu, keepAlive: keepAlive, machine: kind.machine ?? .mps2An386)
       slavePath = qemu.pseudoTerminalPath
     }
     return (board, slavePath)
@@ -141,13 +169,14 @@ final class BoardUnderTest: Sendable {
       await runner.stop()
       _ = await run.result
       keepAlive.close()
-    case .qemu(let qemu, let keepAlive):
+    case .qemu(let qemu, let keepAlive, let machine):
       let console = await QemuFirmware.stop(qemu)
       keepAlive.close()
       // The firmware reports a fault or a watchdog reset on its debug console before it restarts.
       if console.contains("fault") || console.contains("watchdog") {
         Issue.record("the firmware restarted unexpectedly; its debug console:\n\(console)")
       }
+      if machine == .microbit { QemuFirmware.checkRAMBudget(console) }
     }
   }
 

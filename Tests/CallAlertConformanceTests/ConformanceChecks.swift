@@ -15,11 +15,6 @@ enum ConformanceChecks {
   /// timing is asserted in virtual time by the board core's own tests.
   static let toleranceMs: UInt64 = 25
 
-  /// The reference board's capabilities, which both boards report (table capacity: 64 pages of 1 KiB in
-  /// two A/B halves, minus a commit-record page each).
-  static let referenceCapabilities = BoardConfiguration(serial: []).capabilities(
-    tableCapacity: 31 * 1_024, leaseMs: 3_000)
-
   static func state(hz: UInt16 = 0, volume: UInt8 = 0, leds: UInt8 = 0, motor: UInt8 = 0) -> ActuatorState {
     ActuatorState(buzzerHz: hz, buzzerVolume: volume, leds: leds, motors: [motor])
   }
@@ -29,7 +24,7 @@ enum ConformanceChecks {
   // MARK: - Handshake and simple commands
 
   static func handshake(_ kind: BoardKind) async throws {
-    if kind == .qemu, let source = QemuFirmware.newerSource {
+    if kind != .virtual, let source = QemuFirmware.newerSource {
       Issue.record("\(source) changed after the firmware image was built: run make firmware", severity: .warning)
     }
     try await withBoard(kind) { (board: BoardUnderTest) async throws in
@@ -40,7 +35,7 @@ enum ConformanceChecks {
       #expect(info.bootNonce != 0)
       #expect(info.serial == Array(kind.serial.utf8))
       #expect(info.firmware.major == 0 && info.firmware.minor == 1 && info.firmware.patch == 0)
-      #expect(info.capabilities == referenceCapabilities)
+      #expect(info.capabilities == kind.capabilities)
       #expect(info.table == .none)
       // GET_INFO answers the same INFO within the session.
       guard case .info(let again) = try await board.client.send(.getInfo) else {
@@ -56,7 +51,7 @@ enum ConformanceChecks {
       #expect(try await board.client.send(.ping([])) == .pong([]))
       #expect(try await board.client.send(.ping(Array("hi".utf8))) == .pong(Array("hi".utf8)))
       // The largest payload the session allows, with every byte value (COBS zeros included).
-      let big = (0..<1_024).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+      let big = (0..<kind.maxPayload).map { UInt8(truncatingIfNeeded: $0 &* 7) }
       #expect(try await board.client.send(.ping(big)) == .pong(big))
     }
   }
@@ -285,7 +280,7 @@ enum ConformanceChecks {
     else {
       throw BoardClientError.unexpectedReply(command: .tableBegin)
     }
-    #expect(Int(maxChunk) == 1_024 - 4)
+    #expect(Int(maxChunk) == board.kind.maxPayload - 4)
     var offset = 0
     while offset < bytes.count {
       let end = min(offset + chunk, bytes.count)
@@ -305,7 +300,9 @@ enum ConformanceChecks {
     let size = UInt32(bytes.count)
     try await withBoard(kind) { (board: BoardUnderTest) async throws in
       let client = board.client
-      #expect(try await client.send(.tableBegin(TableBegin(size: size, crc: crc))) == .tableReady(maxChunk: 1_020))
+      #expect(
+        try await client.send(.tableBegin(TableBegin(size: size, crc: crc)))
+          == .tableReady(maxChunk: UInt16(kind.maxPayload - 4)))
       var status = try await client.status()
       #expect(status.transferActive && status.transferSize == size && status.transferReceived == 0)
       #expect(try await client.send(.tableData(offset: 0, bytes: Array(bytes[0..<50]))) == .tableProgress(received: 50))
@@ -353,7 +350,7 @@ enum ConformanceChecks {
       #expect(after.table == summary)
       try await playBeep(on: board, token: 8)
       // A second table, in chunks of the largest size, replaces the first (the other A/B half).
-      let second = try await upload(other, chunk: 1_020, to: board)
+      let second = try await upload(other, chunk: kind.maxPayload - 4, to: board)
       #expect(second.version == 43)
     }
   }
@@ -373,13 +370,14 @@ enum ConformanceChecks {
     let bytes = PatternTable(version: 8, slots: slots).encoded()
     #expect(bytes.count > 28_000 && bytes.count <= 31 * 1_024)
     try await withBoard(kind) { (board: BoardUnderTest) async throws in
-      let summary = try await upload(bytes, chunk: 1_020, to: board)
+      let summary = try await upload(bytes, chunk: kind.maxPayload - 4, to: board)
       #expect(
         summary == TableSummary(version: 8, crc: CRC32C.checksum(bytes[0..<bytes.count - 4]), size: UInt32(bytes.count))
       )
+      let tailCount = min(1_000, kind.maxPayload - 32)
       let tail = try await board.client.send(
-        .tableRead(TableRead(area: .active, offset: UInt32(bytes.count - 1_000), length: 1_024)))
-      #expect(tail == .tableBytes(Array(bytes[(bytes.count - 1_000)...])))
+        .tableRead(TableRead(area: .active, offset: UInt32(bytes.count - tailCount), length: UInt16(tailCount))))
+      #expect(tail == .tableBytes(Array(bytes[(bytes.count - tailCount)...])))
       let mark = await board.log.count
       #expect(try await board.client.send(.reset) == .ok)
       let restarted = await board.log.first(from: mark) { if case .restarted = $0 { true } else { false } }

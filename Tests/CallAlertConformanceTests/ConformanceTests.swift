@@ -121,4 +121,58 @@ extension ConformanceTests {
       try await ConformanceChecks.linkScenario(scenario, .qemu)
     }
   }
+
+  @Suite(
+    "QEMU firmware (micro:bit v1)",
+    .enabled(if: QemuFirmware.hasQemu, "qemu-system-arm not installed (make deps installs it as root)"),
+    .enabled(
+      if: QemuFirmware.hasMicrobitImage,
+      "no firmware image at firmware/build/callalert-microbit-v1.elf (run make firmware)"))
+  struct MicrobitFirmwareBoard {
+    @Test("handshake: INFO fields, GET_INFO") func handshake() async throws {
+      try await ConformanceChecks.handshake(.microbit)
+    }
+    @Test("PING up to the largest payload") func ping() async throws { try await ConformanceChecks.ping(.microbit) }
+    @Test("GET_STATUS when idle") func idleStatus() async throws { try await ConformanceChecks.idleStatus(.microbit) }
+    @Test("PLAY inline, GET_STATUS, STOP, supersede, mute") func play() async throws {
+      try await ConformanceChecks.playStatusStop(.microbit)
+    }
+    @Test("refusals: NAK codes and details") func refusals() async throws {
+      try await ConformanceChecks.refusals(.microbit)
+    }
+    @Test("SET_INDICATOR on, blink timing, off") func indicator() async throws {
+      try await ConformanceChecks.indicator(.microbit)
+    }
+    @Test("cap: PLAY cap 300 ms ends with PLAY_ENDED cap, outputs off") func cap() async throws {
+      try await ConformanceChecks.cap(.microbit)
+    }
+    @Test("lease: LEASE 200 ms then silence ends with PLAY_ENDED lease") func lease() async throws {
+      try await ConformanceChecks.lease(.microbit)
+    }
+    @Test("pattern timing: step boundaries within the tolerance of board time") func timing() async throws {
+      try await ConformanceChecks.patternTiming(.microbit)
+    }
+    @Test("table: BEGIN, DATA, READ, COMMIT, ABORT, PLAY by slot") func table() async throws {
+      try await ConformanceChecks.tableTransfer(.microbit)
+    }
+    @Test("table filling the flash, read back, kept across RESET") func fullTable() async throws {
+      try await ConformanceChecks.fullTable(.microbit)
+    }
+    @Test("RESET: new nonce, BOOT, the table survives") func reboot() async throws {
+      try await ConformanceChecks.reboot(.microbit)
+    }
+    @Test("a host that stops reading does not stall the board") func hostStopsReading() async throws {
+      try await ConformanceChecks.hostStopsReading(.microbit)
+    }
+    @Test("tick overrun: a 250 ms hold-up is reported with FAULT tick_overrun (§13.8)") func tickOverrun() async throws
+    {
+      try await ConformanceChecks.tickOverrun(.microbit)
+    }
+    @Test("STATUS's indicator_mode is LED 0's (§10.5)") func statusIndicator() async throws {
+      try await ConformanceChecks.statusIndicator(.microbit)
+    }
+    @Test("link.json", arguments: LinkScenarios.all.map(\.name)) func link(_ scenario: String) async throws {
+      try await ConformanceChecks.linkScenario(scenario, .microbit)
+    }
+  }
 }

@@ -1,5 +1,6 @@
 import CallAlertQemu
 import Foundation
+import Testing
 
 #if canImport(Glibc)
   import Glibc
@@ -16,8 +17,24 @@ enum QemuFirmware {
   static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent().path
 
-  /// The image `make firmware` builds.
+  /// The image `make firmware` builds (mps2-an386).
   static let image = QemuBoard.defaultImage(inRepository: root)
+
+  /// The micro:bit v1 image `make firmware` builds.
+  static let microbitImage = root + "/" + QemuMachine.microbit.defaultImage
+  static var hasMicrobitImage: Bool { access(microbitImage, R_OK) == 0 }
+
+  /// The micro:bit v1's RAM budget: static data, heap and stack at their peaks (issue 22).
+  static let microbitRAMBudget = 12 * 1_024
+
+  /// Checks the `ram peak` lines the firmware prints at each RESET against the micro:bit v1's budget (each
+  /// reset of the micro:bit image).
+  static func checkRAMBudget(_ console: String) {
+    for line in console.split(separator: "\n") where line.hasPrefix("callalert: ram peak ") {
+      guard let peak = Int(line.split(separator: " ").last ?? "", radix: 16) else { continue }
+      #expect(peak <= microbitRAMBudget, "RAM peak \(peak) bytes over the budget of \(microbitRAMBudget)")
+    }
+  }
 
   /// Where to keep the firmware's debug console logs (CALLALERT_QEMU_LOG_DIR); by default they are deleted
   /// when the board stops, after being checked for faults.
@@ -31,8 +48,8 @@ enum QemuFirmware {
     guard stat(image, &info) == 0 else { return nil }
     let built = info.st_mtim.tv_sec
     let folders = [
-      "Sources/CallAlertProtocol", "Sources/CallAlertBoardCore", "firmware/Application", "firmware/Support",
-      "firmware/Support/include",
+      "Sources/CallAlertProtocol", "Sources/CallAlertBoardCore", "firmware/Application", "firmware/Common",
+      "firmware/Common/include", "firmware/mps2-an386", "firmware/microbit-v1",
     ]
     for folder in folders {
       for name in (try? FileManager.default.contentsOfDirectory(atPath: root + "/" + folder)) ?? [] {
@@ -48,11 +65,12 @@ enum QemuFirmware {
 
   /// Starts QEMU with the image, its debug console in a log file of its own, and returns once it has printed
   /// its pseudo-terminal's path.
-  static func launch() async throws -> RunningQemu {
+  static func launch(_ machine: QemuMachine = .mps2An386) async throws -> RunningQemu {
     let debugLog =
       (keptLogDirectory ?? NSTemporaryDirectory())
       + "/callalert-qemu-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).log"
-    return try await QemuBoard(image: image, debugLog: debugLog).start()
+    let image = machine == .microbit ? microbitImage : image
+    return try await QemuBoard(image: image, debugLog: debugLog, machine: machine).start()
   }
 
   /// Stops QEMU by its process id and reaps it; returns what the firmware wrote on its debug console (UART1),

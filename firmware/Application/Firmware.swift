@@ -2,8 +2,9 @@ import BoardSupport
 import CallAlertBoardCore
 import CallAlertProtocol
 
-/// The CallAlert board firmware for QEMU's mps2-an386: the portable ``BoardCore`` (the same code the virtual
-/// board runs) on memory-mapped actuators, a RAM "flash" and UART0.
+/// The CallAlert board firmware: the portable ``BoardCore`` (the same code the virtual board runs) on the
+/// board's actuators, its pattern flash (``PatternFlash``, per board) and UART0. The board's folder supplies
+/// ``BoardConfiguration/thisBoard`` and ``PatternFlash``.
 ///
 /// The main loop: feed received bytes to the core, tick it when its next wake-up is due or a button level
 /// changed, send its output, and sleep (WFI) until the next interrupt: a byte, or the 1 kHz SysTick.
@@ -16,9 +17,9 @@ struct Firmware {
   /// Runs the core until RESET was answered, then restarts the chip.
   static func run(bootReason: BootReason) -> Never {
     var core = BoardCore(
-      configuration: .qemuBoard, hardware: MappedHardware(), flash: RAMFlash(), nowMs: board_millis(),
+      configuration: .thisBoard, hardware: MappedHardware(), flash: PatternFlash(), nowMs: board_millis(),
       bootReason: bootReason)
-    var buffer = [UInt8](repeating: 0, count: 256)
+    var buffer = [UInt8](repeating: 0, count: 128)
     var levels = board_buttons()
     send(core.takeOutput())
     while true {
@@ -37,6 +38,10 @@ struct Firmware {
         board_uart_flush()
         board_debug_hex("callalert: reset; heap peak", UInt32(truncatingIfNeeded: callalert_heap_peak()))
         board_debug_hex("callalert: stack peak", board_stack_peak())
+        // The RAM budget's figure: static data, the heap's peak and the stack's peak (conformance suite).
+        board_debug_hex(
+          "callalert: ram peak",
+          UInt32(truncatingIfNeeded: callalert_static_ram() + callalert_heap_peak()) &+ board_stack_peak())
         board_reset(UInt32(BOARD_BOOT_RESET_COMMAND))
       }
       if count == 0 { board_idle(now) }
@@ -46,13 +51,5 @@ struct Firmware {
   static func send(_ bytes: [UInt8]) {
     guard !bytes.isEmpty else { return }
     bytes.withUnsafeBufferPointer { board_uart_write($0.baseAddress, $0.count) }
-  }
-}
-
-extension BoardConfiguration {
-  /// The QEMU board: the reference board's capabilities (one buzzer, one motor, two LEDs, one button,
-  /// 16 slots, 1 024-byte payloads, window 8), with its own serial number.
-  static var qemuBoard: BoardConfiguration {
-    BoardConfiguration(serial: Array("QEMU-AN386-0001".utf8), firmware: FirmwareVersion(major: 0, minor: 1, patch: 0))
   }
 }

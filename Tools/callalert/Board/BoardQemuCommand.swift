@@ -19,8 +19,15 @@ extension CallAlertCommand.Board {
     @Option(name: .long, help: ArgumentHelp("Make PATH a symbolic link to the pseudo-terminal.", valueName: "path"))
     var link: String?
 
-    @Option(name: .long, help: ArgumentHelp("The firmware image.", valueName: "elf"))
-    var image: String = QemuBoard.defaultImage
+    @Option(
+      name: .long,
+      help: ArgumentHelp("The firmware image (default: the machine's, from make firmware).", valueName: "elf"))
+    var image: String?
+
+    @Option(
+      name: .long,
+      help: ArgumentHelp("The machine: mps2-an386 or microbit (the micro:bit v1 image).", valueName: "name"))
+    var machine: String = QemuMachine.mps2An386.rawValue
 
     @Option(name: .long, help: ArgumentHelp("The QEMU executable.", valueName: "path"))
     var qemu: String = QemuBoard.defaultExecutable
@@ -38,10 +45,15 @@ extension CallAlertCommand.Board {
     var icount = false
 
     func run() async throws {
-      try await buildImageIfMissing()
+      guard let machine = QemuMachine(rawValue: machine) else {
+        throw ValidationError("--machine \(machine): unknown; one of mps2-an386, microbit")
+      }
+      let image = image ?? machine.defaultImage
+      try await buildImageIfMissing(image, default: machine.defaultImage)
       // In its own process group, so Ctrl-C reaches only this command, which stops QEMU by pid.
       let board = try await QemuBoard(
-        image: image, qemu: qemu, debugLog: debugLog, icount: icount, forwardsOutput: true, ownProcessGroup: true
+        image: image, qemu: qemu, debugLog: debugLog, icount: icount, forwardsOutput: true, ownProcessGroup: true,
+        machine: machine
       ).start()
       let signals = SignalWatcher(signals: [SIGINT, SIGTERM]) { board.stop() }
       defer { signals.cancel() }
@@ -74,9 +86,9 @@ extension CallAlertCommand.Board {
     }
 
     /// Runs `make firmware` (from the repository root) when the default image does not exist yet.
-    private func buildImageIfMissing() async throws {
+    private func buildImageIfMissing(_ image: String, default defaultImage: String) async throws {
       guard !FileManager.default.fileExists(atPath: image) else { return }
-      guard image == QemuBoard.defaultImage, FileManager.default.fileExists(atPath: "Makefile") else {
+      guard image == defaultImage, FileManager.default.fileExists(atPath: "Makefile") else {
         throw ValidationError("no firmware image at \(image); run `make firmware` in the repository first")
       }
       FileHandle.standardError.write(Data("building the firmware: make firmware\n".utf8))

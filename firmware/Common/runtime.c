@@ -258,3 +258,10 @@ void *calloc(size_t count, size_t size) {
   if (pointer) memset(pointer, 0, total);
   return pointer;
 }
+
+extern uint8_t __data_start[], __bss_end[];
+
+/// RAM used by .data and .bss together (the linker script puts .bss right after .data).
+size_t callalert_static_ram(void) {
+  return (size_t)(__bss_end - __data_start);
+}

@@ -354,6 +354,22 @@ size_t board_flash_size(void) {
   return (size_t)__flash_size;
 }
 
+size_t board_flash_page_size(void) {
+  return 1024u;
+}
+
+int board_flash_erase(uint32_t offset) {  // the RAM flash is erased and programmed in Swift (RAMFlash)
+  (void)offset;
+  return 0;
+}
+
+int board_flash_program(uint32_t offset, const uint8_t *bytes, size_t count) {
+  (void)offset;
+  (void)bytes;
+  (void)count;
+  return 0;
+}
+
 // MARK: - Watchdog and reset
 
 void board_watchdog_feed(void) {

@@ -67,6 +67,13 @@ uint8_t *board_flash_base(void);
 /// Its size in bytes.
 size_t board_flash_size(void);
 
+/// The pattern flash's erase unit, in bytes.
+size_t board_flash_page_size(void);
+/// Flash boards: erases the page at byte `offset` of the pattern flash; 1 on success.
+int board_flash_erase(uint32_t offset);
+/// Flash boards: programs `count` bytes (a multiple of 4, at a multiple of 4) at `offset`; 1 on success.
+int board_flash_program(uint32_t offset, const uint8_t *bytes, size_t count);
+
 /// Reloads the watchdog.
 void board_watchdog_feed(void);
 
@@ -76,6 +83,9 @@ _Noreturn void board_reset(uint32_t reason);
 /// Heap bytes allocated now, and at most since boot (runtime.c's allocator, block headers included).
 size_t callalert_heap_used(void);
 size_t callalert_heap_peak(void);
+
+/// RAM bytes taken by .data and .bss.
+size_t callalert_static_ram(void);
 
 /// Stack bytes used at most since boot (startup.c paints the stack).
 uint32_t board_stack_peak(void);
