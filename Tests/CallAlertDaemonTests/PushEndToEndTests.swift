@@ -48,9 +48,12 @@ struct PushEndToEndTests {
     if let buzzerOn {
       #expect(timeline[buzzerOn...].contains { $0.state.buzzerHz == 0 || $0.state.buzzerVolume == 0 })
     }
-    // needs wave2-ring: default ring drives the motor
-    // let motorOn = timeline.firstIndex { $0.state.motors.contains { $0 > 0 } }
-    // #expect(motorOn != nil, "the motor never ran: \(timeline.map(\.jsonLine))")
+    // The ring drives the motor with the buzzer, as a phone does.
+    let motorOn = timeline.firstIndex { $0.state.motors.contains { $0 > 0 } }
+    #expect(motorOn != nil, "the motor never ran: \(timeline.map(\.jsonLine))")
+    if let motorOn, let buzzerOn {
+      #expect(timeline[motorOn].ms <= timeline[buzzerOn].ms + 50, "the motor starts with the ring")
+    }
     #expect(timeline.last.map { !$0.state.isAlerting } == true, "still alerting: \(timeline.map(\.jsonLine))")
 
     await group.triggerGracefulShutdown()
