@@ -106,7 +106,7 @@ let package = Package(
       name: "CallAlertDoctor",
       dependencies: [
         "CallAlertInputs", "CallAlertControl", "CallAlertDaemon", "CallAlertClient", "CallAlertPatterns",
-        "CallAlertProtocol", "CallAlertSerial",
+        "CallAlertProtocol", "CallAlertSerial", "CallAlertBridges",
       ],
       swiftSettings: strictSettings),
     .target(name: "CBuildInfo"),
@@ -212,7 +212,9 @@ let package = Package(
     ),
     .testTarget(
       name: "CallAlertInputsTests",
-      dependencies: ["CallAlertInputs", "CallAlertControl", "CallAlertEngine", "CallAlertProtocol", "CallAlertBridges"],
+      dependencies: [
+        "CallAlertInputs", "CallAlertControl", "CallAlertEngine", "CallAlertProtocol", "CallAlertBridges",
+      ],
       swiftSettings: strictSettings
     ),
     .testTarget(

@@ -27,18 +27,22 @@ extension Doctor {
       findings.append(tableFinding(prefix, configuration: configuration, held: held))
       return findings
     }
-    let candidates: [String]
+    let candidates: [LocatedPort]
     switch locate(board) {
-    case .success(let paths): candidates = paths
+    case .success(let ports): candidates = ports
     case .failure(let finding): return [finding.renamed("\(prefix): found")]
     }
     var findings: [DoctorFinding] = []
-    for path in candidates {
-      findings.append(DoctorFinding("\(prefix): found", .ok, path))
+    for candidate in candidates {
+      let path = candidate.path
+      findings.append(
+        DoctorFinding("\(prefix): found", .ok, candidate.isMicrobit ? "\(path): \(Self.microbitName)" : path))
       let access = accessFinding("\(prefix): access", path: path, udevRuleInstalled: udevRuleInstalled)
       findings.append(access)
       guard access.status == .ok else { continue }
       switch await probes.probeBoard(path) {
+      case .failure(let failure) where candidate.isMicrobit:
+        findings.append(microbitWithoutImageFinding("\(prefix): firmware", path: path, failure: failure))
       case .failure(let failure):
         findings.append(
           DoctorFinding(
@@ -55,7 +59,9 @@ extension Doctor {
               fix: "plug in board \(serial), or correct boards[].serial in the config"))
           continue
         }
-        findings.append(firmwareFinding("\(prefix): firmware", info: info, path: path))
+        var firmware = firmwareFinding("\(prefix): firmware", info: info, path: path)
+        if candidate.isMicrobit { firmware.summary += "; a \(Self.microbitName) running the CallAlert image" }
+        findings.append(firmware)
         findings.append(tableFinding(prefix, configuration: configuration, info: info, path: path))
       }
     }
@@ -63,7 +69,7 @@ extension Doctor {
   }
 
   /// The ports a board's `port`/`serial` settings point at, or why there are none.
-  private func locate(_ board: AlertBoard) -> Result<[String], FindingFailure> {
+  private func locate(_ board: AlertBoard) -> Result<[LocatedPort], FindingFailure> {
     if let port = board.port, port != "auto" {
       guard system.facts(port) != nil else {
         return .failure(
@@ -74,38 +80,56 @@ extension Doctor {
                 "plug it in; `callalert ports` lists the ports; with the udev rule installed /dev/callalert/<serial> "
                 + "names a board whatever port it gets")))
       }
-      return .success([port])
+      let isMicrobit = probes.listPorts().contains { $0.name == port && $0.isDAPLink }
+      return .success([LocatedPort(path: port, isMicrobit: isMicrobit)])
     }
     let ports = probes.listPorts()
+    // CallAlert's own boards, and BBC micro:bits (their DAPLink serial port), which run the firmware too.
     var ours = ports.filter {
-      $0.usbVendorID == BoardLocator.usbVendorID && $0.usbProductID == BoardLocator.usbProductID
+      ($0.usbVendorID == BoardLocator.usbVendorID && $0.usbProductID == BoardLocator.usbProductID) || $0.isDAPLink
     }
     if let serial = board.serialNumber {
       let matching = ours.filter { $0.serialNumber == serial }
       if !matching.isEmpty { ours = matching }
     }
-    var paths = ours.map(\.name)
+    var paths = ours.map { LocatedPort(path: $0.name, isMicrobit: $0.isDAPLink) }
     if paths.isEmpty {
       // Boards whose USB IDs the system does not report (some hubs, macOS) still show as CDC-ACM ports.
       paths = ports.map(\.name).filter {
         let name = $0.split(separator: "/").last.map(String.init) ?? $0
         return name.hasPrefix("ttyACM") || name.hasPrefix("cu.usbmodem")
-      }
+      }.map { LocatedPort(path: $0, isMicrobit: false) }
     }
     if board.serialNumber == nil && system.facts(BoardLocator.virtualBoardLink) != nil {
-      paths.append(BoardLocator.virtualBoardLink)
+      paths.append(LocatedPort(path: BoardLocator.virtualBoardLink, isMicrobit: false))
     }
     guard !paths.isEmpty else {
       return .failure(
         FindingFailure(
           DoctorFinding(
             "", .error,
-            "no CallAlert board (USB 1209:ca11) is plugged in\(board.serialNumber.map { " with serial \($0)" } ?? "")",
+            "no CallAlert board (USB 1209:ca11) is plugged in\(board.serialNumber.map { " with serial \($0)" } ?? ""), "
+              + "nor a \(Self.microbitName) (USB 0d28:0204)",
             fix:
               "plug it in and check `lsusb | grep -i 1209:ca11` and `dmesg | tail` (a charge-only cable shows nothing); "
               + "or try a virtual board: `callalert board simulate`")))
     }
     return .success(paths)
+  }
+
+  /// What the doctor calls a micro:bit's serial port.
+  static var microbitName: String { "BBC micro:bit (DAPLink)" }
+
+  /// A micro:bit that did not answer HELLO: the drive it shows takes the CallAlert image.
+  func microbitWithoutImageFinding(_ check: String, path: String, failure: DoctorProbes.ProbeFailure) -> DoctorFinding {
+    DoctorFinding(
+      check, .error,
+      "\(path) is a \(Self.microbitName) that does not answer HELLO (\(failure.description)): it does not run the "
+        + "CallAlert image",
+      fix:
+        "build it (`make firmware BOARD=microbit-v1`, or microbit-v2) and drag firmware/build/callalert-microbit-v1.hex "
+        + "(a v2 board: callalert-microbit-v2.hex) onto the MICROBIT drive; wait for the yellow LED to stop "
+        + "flashing, then run `callalert doctor` again; see docs/HARDWARE.md")
   }
 
   /// Whether this user may open the port, and if not, why (the group, the udev rule, a login seat).
@@ -212,6 +236,21 @@ extension Doctor {
   private func hex(_ value: UInt32) -> String {
     let digits = String(value, radix: 16)
     return "0x" + String(repeating: "0", count: max(0, 8 - digits.count)) + digits
+  }
+}
+
+/// A port a board may be behind.
+struct LocatedPort: Equatable {
+  /// Its device path.
+  var path: String
+  /// Whether it is a BBC micro:bit's (DAPLink's USB IDs).
+  var isMicrobit: Bool
+}
+
+extension SerialPortInfo {
+  /// Whether the port has DAPLink's USB IDs: a BBC micro:bit.
+  var isDAPLink: Bool {
+    usbVendorID == BoardLocator.daplinkVendorID && usbProductID == BoardLocator.daplinkProductID
   }
 }
 

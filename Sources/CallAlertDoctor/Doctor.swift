@@ -6,7 +6,9 @@ import Foundation
 /// `callalert doctor`: checks, one after the other, what a working setup needs and says how to fix what
 /// is not: the config loads; the daemon answers on its socket and the socket's mode is sane; the udev rule
 /// is installed and keeps ModemManager away; each configured board is found, readable and writable by this
-/// user, speaks this protocol and holds the table `patterns.file` builds; the history is writable.
+/// user, speaks this protocol and holds the table `patterns.file` builds (a BBC micro:bit is named as one, and
+/// told apart from a micro:bit without the CallAlert image); the history is writable; each phone-system source
+/// is connected (as the daemon reports) or at least reachable.
 public struct Doctor<System: DoctorSystem>: Sendable {
   /// The machine.
   public var system: System
@@ -48,11 +50,7 @@ public struct Doctor<System: DoctorSystem>: Sendable {
         board, configuration: effective, daemon: try? status.get(), udevRuleInstalled: udev.installed)
     }
     findings.append(historyFinding(effective.historyPath))
-    findings.append(
-      DoctorFinding(
-        "sources", .skipped,
-        "no network call sources (SIP, bridges, MQTT, HTTP) in this version: calls come from standard input, "
-          + "the control socket and push payloads"))
+    findings += await sourceFindings(effective.sources, daemon: try? status.get())
     return DoctorReport(findings: findings, version: version)
   }
 

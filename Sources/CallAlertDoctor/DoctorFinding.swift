@@ -13,7 +13,8 @@ public struct DoctorFinding: Codable, Equatable, Sendable {
   }
 
   /// What was checked: `config`, `daemon`, `socket`, `history`, `udev-rule`, `modemmanager`, or
-  /// `board <name>: found` / `access` / `firmware` / `table`.
+  /// `board <name>: found` / `access` / `firmware` / `table`, `sources` (none configured), or
+  /// `source <name>` / `source <name>: secret`.
   public var check: String
   /// How it came out.
   public var status: Status

@@ -3,6 +3,7 @@ import CallAlertDaemon
 import CallAlertDoctor
 import CallAlertProtocol
 import CallAlertSerial
+import Synchronization
 
 /// A machine described by the test: files with their modes and groups, what the user may open, processes.
 struct FakeSystem: DoctorSystem {
@@ -40,11 +41,29 @@ struct Script: Sendable {
   var daemon: Result<StatusReport, DaemonProbeFailure> = .failure(.notRunning)
   var ports: [SerialPortInfo] = []
   var boards: [String: Result<BoardInfo, DoctorProbes.ProbeFailure>] = [:]
+  /// TCP connects by `host:port`; any other is refused.
+  var connects: [String: Result<Void, DoctorProbes.ProbeFailure>] = [:]
+  /// Secret-file checks by path; any other passes.
+  var secrets: [String: Result<Void, DoctorProbes.ProbeFailure>] = [:]
+  /// Every TCP connect the doctor asked for, with its timeout.
+  let connectLog = ConnectLog()
 
   var probes: DoctorProbes {
     let script = self
     return DoctorProbes(
       daemonStatus: { _ in script.daemon }, listPorts: { script.ports },
-      probeBoard: { path in script.boards[path] ?? .failure(.init("no answer from \(path)")) })
+      probeBoard: { path in script.boards[path] ?? .failure(.init("no answer from \(path)")) },
+      connectTCP: { host, port, timeout in
+        script.connectLog.append("\(host):\(port)", timeout)
+        return script.connects["\(host):\(port)"] ?? .failure(.init("\(host):\(port): Connection refused"))
+      },
+      checkSecretFile: { path in script.secrets[path] ?? .success(()) })
   }
+}
+
+/// The TCP connects a doctor asked for.
+final class ConnectLog: Sendable {
+  private let entries = Mutex<[(address: String, timeout: Duration)]>([])
+  func append(_ address: String, _ timeout: Duration) { entries.withLock { $0.append((address, timeout)) } }
+  var all: [(address: String, timeout: Duration)] { entries.withLock { $0 } }
 }

@@ -1,0 +1,152 @@
+import CallAlertControl
+import CallAlertDoctor
+import Foundation
+import Testing
+
+/// `callalert doctor` and the phone-system sources (docs/SOURCES.md): the daemon's view when it runs, a TCP
+/// connect and the secret file when it does not.
+@Suite("Doctor: sources")
+struct DoctorSourceTests {
+  /// A config with a FRITZ!Box and an AMI source (its secret file real and 0600, as the config loader wants).
+  final class Setup {
+    let folder: URL
+    let config: String
+    let secret: String
+
+    init() throws {
+      folder = FileManager.default.temporaryDirectory.appendingPathComponent("doctor-sources-\(UUID().uuidString)")
+      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+      secret = folder.appendingPathComponent("ami.secret").path
+      try "s3cret\n".write(toFile: secret, atomically: true, encoding: .utf8)
+      try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: secret)
+      config = folder.appendingPathComponent("config.yaml").path
+      try """
+      sources:
+        - name: box
+          kind: fritzbox
+          host: 192.168.178.1
+        - name: pbx
+          kind: ami
+          host: pbx.lan
+          username: callalert
+          secret_file: \(secret)
+          endpoints: [PJSIP/201]
+      """.write(toFile: config, atomically: true, encoding: .utf8)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: folder) }
+  }
+
+  static func status(sources: String?) throws -> StatusReport {
+    let list = sources.map { #","sources":[\#($0)]"# } ?? ""
+    let json =
+      #"{"calls":[],"missed":[],"do_not_disturb":{"mode":"off","active":false,"silent":false},"boards":[]\#(list)}"#
+    return try JSONDecoder().decode(StatusReport.self, from: Data(json.utf8))
+  }
+
+  @Test func noSourcesIsOneSkippedFindingPointingAtTheDocs() async throws {
+    let report = await DoctorTests.run(DoctorTests.brokenMachine(), Script())
+    let sources = report.findings.filter { $0.check.hasPrefix("source") }
+    #expect(sources.count == 1)
+    #expect(sources.first?.check == "sources")
+    #expect(sources.first?.status == .skipped)
+    #expect(sources.first?.summary.contains("docs/SOURCES.md") == true)
+    #expect(sources.first?.summary.contains("in this version") == false)
+  }
+
+  @Test func aRunningDaemonsViewIsReportedPerSourceWithTheReasonAndTheFix() async throws {
+    let setup = try Setup()
+    let status = try Self.status(
+      sources: #"""
+        {"name":"box","kind":"fritzbox","address":"192.168.178.1:1012","state":"failing",\#
+        "reason":"192.168.178.1:1012: Connection refused","next_attempt_ms":3870,"failures":4},\#
+        {"name":"pbx","kind":"ami","address":"pbx.lan:5038","state":"connected","failures":0}
+        """#)
+    let script = Script(daemon: .success(status))
+    let report = await DoctorTests.run(DoctorTests.brokenMachine(), script, config: setup.config)
+    let box = try #require(report.finding("source box"))
+    #expect(box.status == .error)
+    #expect(box.summary.contains("192.168.178.1:1012: Connection refused"))
+    #expect(box.summary.contains("4 failure(s) in a row; next attempt in 4 s"))
+    #expect(box.fix?.contains("switch the call monitor on: dial #96*5* on a phone of the box") == true)
+    let pbx = try #require(report.finding("source pbx"))
+    #expect(pbx.status == .ok)
+    #expect(pbx.summary.contains("connected and logged in to pbx.lan:5038"))
+    // The daemon's view: nothing is dialled from here.
+    #expect(script.connectLog.all.isEmpty)
+    #expect(report.finding("source pbx: secret") == nil)
+  }
+
+  @Test func anAMILoginTheDaemonWasRefusedPointsAtManagerConfAndTheSecretFile() async throws {
+    let setup = try Setup()
+    let status = try Self.status(
+      sources: #"""
+        {"name":"box","kind":"fritzbox","address":"192.168.178.1:1012","state":"connecting","failures":0},\#
+        {"name":"pbx","kind":"ami","address":"pbx.lan:5038","state":"failing",\#
+        "reason":"AMI refused the login of 'callalert': Authentication failed","failures":1}
+        """#)
+    let report = await DoctorTests.run(
+      DoctorTests.brokenMachine(), Script(daemon: .success(status)), config: setup.config)
+    #expect(report.finding("source box")?.status == .warning)
+    let pbx = try #require(report.finding("source pbx"))
+    #expect(pbx.status == .error)
+    #expect(pbx.summary.contains("Authentication failed"))
+    #expect(pbx.fix?.contains("manager.conf's [callalert]") == true)
+    #expect(pbx.fix?.contains("0600") == true)
+  }
+
+  @Test func aSourceTheRunningDaemonDoesNotKnowSaysToRestartIt() async throws {
+    let setup = try Setup()
+    let report = await DoctorTests.run(
+      DoctorTests.brokenMachine(), Script(daemon: .success(try Self.status(sources: nil))), config: setup.config)
+    #expect(report.finding("source box")?.status == .warning)
+    #expect(report.finding("source box")?.fix?.contains("restart the daemon") == true)
+  }
+
+  @Test func withoutADaemonEachSourceIsDialledWithAShortTimeoutAndTheSecretChecked() async throws {
+    let setup = try Setup()
+    var script = Script()
+    script.connects["pbx.lan:5038"] = .success(())
+    script.secrets[setup.secret] = .failure(.init("secret file \(setup.secret) is empty"))
+    let report = await DoctorTests.run(DoctorTests.brokenMachine(), script, config: setup.config)
+    #expect(script.connectLog.all.map(\.address) == ["192.168.178.1:1012", "pbx.lan:5038"])
+    #expect(script.connectLog.all.allSatisfy { $0.timeout <= .seconds(2) })
+    let box = try #require(report.finding("source box"))
+    #expect(box.status == .error)
+    #expect(box.summary == "192.168.178.1:1012 does not accept a connection: 192.168.178.1:1012: Connection refused")
+    #expect(box.fix?.contains("#96*5*") == true)
+    #expect(report.finding("source pbx")?.status == .ok)
+    let secret = try #require(report.finding("source pbx: secret"))
+    #expect(secret.status == .error)
+    #expect(secret.summary.contains("is empty"))
+    #expect(secret.fix?.contains("chmod 600 \(setup.secret)") == true)
+    #expect(!report.isHealthy)
+  }
+
+  @Test func theRealSecretFileCheckRefusesAFileOthersMayRead() throws {
+    let setup = try Setup()
+    guard case .success = DoctorProbes.live.checkSecretFile(setup.secret) else {
+      Issue.record("a 0600 secret file was refused")
+      return
+    }
+    try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: setup.secret)
+    guard case .failure(let failure) = DoctorProbes.live.checkSecretFile(setup.secret) else {
+      Issue.record("a 0644 secret file passed")
+      return
+    }
+    #expect(failure.description.contains("chmod 600"))
+  }
+
+  @Test func theJSONCarriesEverySourceFinding() async throws {
+    let setup = try Setup()
+    let report = await DoctorTests.run(DoctorTests.brokenMachine(), Script(), config: setup.config)
+    let data = try JSONEncoder().encode(report)
+    let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    let checks = try #require(object["checks"] as? [[String: Any]])
+    let sources = checks.filter { ($0["check"] as? String)?.hasPrefix("source ") == true }
+    #expect(sources.map { $0["check"] as? String } == ["source box", "source pbx", "source pbx: secret"])
+    #expect(sources.map { $0["status"] as? String } == ["error", "error", "ok"])
+    #expect(sources.allSatisfy { $0["summary"] is String })
+    #expect(sources[0]["fix"] as? String != nil)
+  }
+}
