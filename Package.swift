@@ -212,9 +212,7 @@ let package = Package(
     ),
     .testTarget(
       name: "CallAlertInputsTests",
-      dependencies: [
-        "CallAlertInputs", "CallAlertControl", "CallAlertEngine", "CallAlertProtocol", "CallAlertBridges",
-      ],
+      dependencies: ["CallAlertInputs", "CallAlertControl", "CallAlertEngine", "CallAlertProtocol", "CallAlertBridges"],
       swiftSettings: strictSettings
     ),
     .testTarget(
