@@ -50,7 +50,12 @@ public struct Doctor<System: DoctorSystem>: Sendable {
         board, configuration: effective, daemon: try? status.get(), udevRuleInstalled: udev.installed)
     }
     findings.append(historyFinding(effective.historyPath))
-    findings += await sourceFindings(effective.sources, daemon: try? status.get())
+    if configuration == nil {
+      findings.append(
+        DoctorFinding("sources", .skipped, "not checked: the config does not load, so its sources are unknown"))
+    } else {
+      findings += await sourceFindings(effective.sources, daemon: try? status.get())
+    }
     return DoctorReport(findings: findings, version: version)
   }
 

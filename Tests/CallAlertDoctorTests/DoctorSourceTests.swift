@@ -150,3 +150,15 @@ struct DoctorSourceTests {
     #expect(sources[0]["fix"] as? String != nil)
   }
 }
+
+extension DoctorSourceTests {
+  @Test func aConfigThatDoesNotLoadDoesNotClaimThereAreNoSources() async throws {
+    let setup = try Setup()
+    try "sources:\n  - name: box\n    kind: fritz\n    host: fritz.box\n".write(
+      toFile: setup.config, atomically: true, encoding: .utf8)
+    let report = await DoctorTests.run(DoctorTests.brokenMachine(), Script(), config: setup.config)
+    #expect(report.finding("config")?.status == .error)
+    #expect(report.finding("sources")?.status == .skipped)
+    #expect(report.finding("sources")?.summary.contains("the config does not load") == true)
+  }
+}
