@@ -11,9 +11,11 @@ extension CallAlertCommand {
         Checks, in order: the config file loads; the daemon answers on its control socket, and the socket's \
         mode; the udev rule is installed and keeps ModemManager away (Linux); each configured board is found, \
         readable and writable by you, its firmware speaks this protocol, and it holds the table patterns.file \
-        builds; the history is writable. Each problem comes with its fix. Boards the daemon holds are reported \
-        from the daemon; the others are asked for their INFO. Exits 1 when a check found an error (warnings \
-        do not count).
+        builds (a BBC micro:bit is named, and told which HEX to drag when it lacks the CallAlert image); the \
+        history is writable; each phone-system source (`sources:`) is connected. Each problem comes with its \
+        fix. Boards and sources the daemon holds are reported from the daemon; without it, boards are asked for \
+        their INFO and sources for a TCP connection (2 s at most), with an AMI secret file's mode checked. \
+        Exits 1 when a check found an error (warnings do not count).
         """)
 
     @Option(
