@@ -162,3 +162,48 @@ extension DoctorSourceTests {
     #expect(report.finding("sources")?.summary.contains("the config does not load") == true)
   }
 }
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+extension DoctorSourceTests {
+  /// A loopback listener on a free port (never accepted from: the kernel completes the handshake), or nil.
+  static func loopbackListener() -> (descriptor: CInt, port: Int)? {
+    let descriptor = socket(AF_INET, CInt(SOCK_STREAM.rawValue), 0)
+    guard descriptor >= 0 else { return nil }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) { pointer in
+      pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(descriptor, $0, length) == 0 && listen(descriptor, 4) == 0 && getsockname(descriptor, $0, &length) == 0
+      }
+    }
+    guard bound else {
+      close(descriptor)
+      return nil
+    }
+    return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
+  }
+
+  @Test(.timeLimit(.minutes(1))) func theRealConnectReachesALoopbackListenerAndIsRefusedByAClosedPort() async throws {
+    let listener = try #require(Self.loopbackListener())
+    guard case .success = await DoctorProbes.live.connectTCP("127.0.0.1", listener.port, .seconds(2)) else {
+      Issue.record("the connect to a listening loopback port failed")
+      close(listener.descriptor)
+      return
+    }
+    close(listener.descriptor)
+    guard case .failure(let failure) = await DoctorProbes.live.connectTCP("127.0.0.1", listener.port, .seconds(2))
+    else {
+      Issue.record("a closed port accepted a connection")
+      return
+    }
+    #expect(failure.description.contains("127.0.0.1:\(listener.port)"))
+  }
+}
