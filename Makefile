@@ -78,8 +78,10 @@ bench: deps
 	.build-bench/release/callalert-bench --json bench-results.json $(BENCH_ARGS)
 	@Tools/scripts/bench-codec-ordo.sh
 
-## soak: the reliability soak (minutes; not in CI): 10 000 calls through a faulty, unplugged line, then kill -9 of
-## the daemon mid-ring 100 times; writes soak-results.json and fails if a ring overran, a hangup or command was lost
+## soak: the reliability soak (minutes; not in CI): 10 000 calls through a faulty, unplugged line, kill -9 of the
+## daemon mid-ring 100 times, then the chaos run (misbehaving clients, a descriptor limit, a broken stdout, a full
+## disk, a deaf board); writes soak-results.json and fails if a ring overran, a hangup, command or record was lost,
+## a deaf board was not played again, or the daemon died
 soak: deps
 	@Tools/scripts/soak.sh
 
