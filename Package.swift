@@ -24,6 +24,7 @@ let package = Package(
     .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+    .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
   ],
   targets: [
     // Portable (standard library only; also compiled as Embedded Swift by `make firmware-check`).
@@ -32,7 +33,7 @@ let package = Package(
 
     // Host: the board core on virtual hardware, and simulated wires.
     .target(
-      name: "CallAlertVirtualBoard", dependencies: ["CallAlertBoardCore", "CallAlertProtocol", "CallAlertSerial"],
+      name: "CallAlertVirtualBoard", dependencies: ["CallAlertBoardCore", "CallAlertProtocol", "CallAlertTransport"],
       swiftSettings: strictSettings),
 
     // Host: pattern files (YAML), ring cadences, RTTTL, vibration waveforms; compiled to the table format.
@@ -40,18 +41,27 @@ let package = Package(
       name: "CallAlertPatterns", dependencies: ["CallAlertProtocol", .product(name: "Yams", package: "Yams")],
       swiftSettings: strictSettings),
 
-    // Host: the serial ports (libserialport, pseudo-terminals) behind one descriptor-level I/O path.
+    // Host: byte transports (the protocol, the in-memory pair, the descriptor channel); no serial-port code.
+    .target(
+      name: "CallAlertTransport", dependencies: [.product(name: "SystemPackage", package: "swift-system")],
+      swiftSettings: strictSettings),
+
+    // Host: the serial ports (libserialport, termios, pseudo-terminals), opened into descriptor channels.
     .systemLibrary(
       name: "CSerialPort", pkgConfig: "libserialport",
       providers: [.apt(["libserialport-dev"]), .brew(["libserialport"])]),
-    .target(name: "CallAlertSerial", dependencies: ["CSerialPort"], swiftSettings: strictSettings),
+    .target(
+      name: "CallAlertSerial",
+      dependencies: ["CSerialPort", "CallAlertTransport", .product(name: "SystemPackage", package: "swift-system")],
+      swiftSettings: strictSettings),
 
     // Host: the board firmware in QEMU (mps2-an386): starting, watching and stopping qemu-system-arm.
     .target(name: "CallAlertQemu", swiftSettings: strictSettings),
 
     // Host: a connection to one board (handshake, commands, events, lease, reboot and unplug recovery).
     .target(
-      name: "CallAlertClient", dependencies: ["CallAlertProtocol", "CallAlertSerial"], swiftSettings: strictSettings),
+      name: "CallAlertClient", dependencies: ["CallAlertProtocol", "CallAlertTransport", "CallAlertSerial"],
+      swiftSettings: strictSettings),
 
     // Host: the alert engine (pure state machine), its configuration and inputs.
     .target(name: "CallAlertEngine", dependencies: ["CallAlertProtocol"], swiftSettings: strictSettings),
@@ -69,7 +79,7 @@ let package = Package(
       name: "CallAlertDaemon",
       dependencies: [
         "CallAlertEngine", "CallAlertInputs", "CallAlertHistory", "CallAlertClient", "CallAlertSerial",
-        "CallAlertPatterns", "CallAlertProtocol", "CallAlertVirtualBoard", "CallAlertBoardCore",
+        "CallAlertTransport", "CallAlertPatterns", "CallAlertProtocol", "CallAlertVirtualBoard", "CallAlertBoardCore",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "UnixSignals", package: "swift-service-lifecycle"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -93,7 +103,7 @@ let package = Package(
       dependencies: [
         "CallAlertProtocol", "CallAlertBoardCore", "CallAlertSerial", "CallAlertVirtualBoard", "CallAlertClient",
         "CallAlertDaemon", "CallAlertInputs", "CallAlertHistory", "CallAlertEngine", "CallAlertPatterns",
-        "CallAlertQemu", "CallAlertDoctor", "CBuildInfo",
+        "CallAlertQemu", "CallAlertDoctor", "CallAlertTransport", "CBuildInfo", .product(name: "SystemPackage", package: "swift-system"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -117,7 +127,8 @@ let package = Package(
     .executableTarget(
       name: "callalert-bench",
       dependencies: [
-        "CallAlertBenchMalloc", "CallAlertProtocol", "CallAlertBoardCore", "CallAlertSerial", "CallAlertVirtualBoard",
+        "CallAlertBenchMalloc", "CallAlertProtocol", "CallAlertBoardCore", "CallAlertSerial", "CallAlertTransport",
+        "CallAlertVirtualBoard", .product(name: "SystemPackage", package: "swift-system"),
         "CallAlertClient", "CallAlertDaemon", "CallAlertEngine",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
@@ -147,7 +158,7 @@ let package = Package(
     .testTarget(
       name: "CallAlertVirtualBoardTests",
       dependencies: [
-        "CallAlertVirtualBoard", "CallAlertBoardCore", "CallAlertProtocol", "CallAlertSerial",
+        "CallAlertVirtualBoard", "CallAlertBoardCore", "CallAlertProtocol", "CallAlertTransport",
         .product(name: "Clocks", package: "swift-clocks"),
       ],
       swiftSettings: strictSettings
@@ -156,7 +167,7 @@ let package = Package(
       name: "CallAlertClientTests",
       dependencies: [
         "CallAlertClient", "CallAlertVirtualBoard", "CallAlertBoardCore", "CallAlertProtocol", "CallAlertSerial",
-        .product(name: "Clocks", package: "swift-clocks"),
+        "CallAlertTransport", .product(name: "Clocks", package: "swift-clocks"), .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: strictSettings
     ),
@@ -179,7 +190,7 @@ let package = Package(
       name: "CallAlertDaemonTests",
       dependencies: [
         "CallAlertDaemon", "CallAlertEngine", "CallAlertHistory", "CallAlertVirtualBoard", "CallAlertSerial",
-        "CallAlertProtocol", "CallAlertPatterns", "CallAlertInputs",
+        "CallAlertTransport", "CallAlertProtocol", "CallAlertPatterns", "CallAlertInputs", .product(name: "SystemPackage", package: "swift-system"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -198,14 +209,19 @@ let package = Package(
     ),
     .testTarget(
       name: "CallAlertSerialTests",
-      dependencies: ["CallAlertSerial"],
+      dependencies: ["CallAlertSerial", "CallAlertTransport", .product(name: "SystemPackage", package: "swift-system")],
+      swiftSettings: strictSettings
+    ),
+    .testTarget(
+      name: "CallAlertTransportTests",
+      dependencies: ["CallAlertTransport", .product(name: "SystemPackage", package: "swift-system")],
       swiftSettings: strictSettings
     ),
     .testTarget(
       name: "CallAlertConformanceTests",
       dependencies: [
-        "CallAlertClient", "CallAlertVirtualBoard", "CallAlertSerial", "CallAlertProtocol", "CallAlertBoardCore",
-        "CallAlertQemu",
+        "CallAlertClient", "CallAlertVirtualBoard", "CallAlertSerial", "CallAlertTransport", "CallAlertProtocol",
+        "CallAlertBoardCore", "CallAlertQemu", .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: strictSettings
     ),

@@ -1,5 +1,5 @@
 import CallAlertProtocol
-import CallAlertSerial
+import CallAlertTransport
 import Synchronization
 
 /// A connection to one board over any transport: the handshake, commands with retransmission and typed

@@ -1,5 +1,5 @@
 import CallAlertProtocol
-import CallAlertSerial
+import CallAlertTransport
 
 /// How a ``BoardClient`` talks to its board.
 public struct BoardClientOptions: Sendable {

@@ -2,7 +2,7 @@ import CallAlertEngine
 import CallAlertInputs
 import CallAlertPatterns
 import CallAlertProtocol
-import CallAlertSerial
+import CallAlertTransport
 import Foundation
 import Logging
 

@@ -2,7 +2,7 @@ import CallAlertClient
 import CallAlertEngine
 import CallAlertPatterns
 import CallAlertProtocol
-import CallAlertSerial
+import CallAlertTransport
 import Logging
 import Synchronization
 

@@ -5,6 +5,7 @@ import CallAlertHistory
 import CallAlertInputs
 import CallAlertProtocol
 import CallAlertSerial
+import CallAlertTransport
 import CallAlertVirtualBoard
 import Foundation
 import Logging

@@ -1,6 +1,6 @@
 import CallAlertEngine
 import CallAlertProtocol
-import CallAlertSerial
+import CallAlertTransport
 import CallAlertVirtualBoard
 import Foundation
 import Logging

@@ -2,6 +2,7 @@ import CallAlertBoardCore
 import CallAlertClient
 import CallAlertProtocol
 import CallAlertSerial
+import CallAlertTransport
 import CallAlertVirtualBoard
 import Synchronization
 import Testing

@@ -1,6 +1,6 @@
 import CallAlertBoardCore
 import CallAlertProtocol
-import CallAlertSerial
+import CallAlertTransport
 import CallAlertVirtualBoard
 import Testing
 

@@ -1,6 +1,8 @@
 import CallAlertSerial
 import CallAlertVirtualBoard
 import Testing
+import CallAlertTransport
+import SystemPackage
 
 @testable import CallAlertClient
 
@@ -16,7 +18,7 @@ struct BoardLocatorBusyTests {
     let board = try BoardClientPseudoTerminalTests.PtyBoard(board: .init())
     // Hosts come and go on this board, as on a real one: its end must not see a hang-up in between.
     let keepAlive = try PseudoTerminal.holdOpen(slavePath: board.slavePath)
-    defer { keepAlive.close() }
+    defer { try? keepAlive.close() }
     let daemon = try PseudoTerminal.openSlave(board.slavePath)  // what `callalert run` holds
     let probed = await BoardLocator.probe([BoardLocator.Port(path: board.slavePath)], all: false)
     #expect(probed[0].board == nil)

@@ -1,4 +1,4 @@
-import CallAlertSerial
+import CallAlertTransport
 import Clocks
 import Synchronization
 

@@ -2,12 +2,14 @@ import CallAlertDaemon
 import CallAlertEngine
 import CallAlertProtocol
 import CallAlertSerial
+import CallAlertTransport
 import CallAlertVirtualBoard
 import Clocks
 import Foundation
 import Logging
 import Synchronization
 import Testing
+import SystemPackage
 
 /// The daemon's hold on its boards: a first handshake that fails, a board that goes deaf mid-ring, a
 /// board that floods its FAULTs.
@@ -20,7 +22,7 @@ struct BoardLinkTests {
     let (master, slavePath) = try PseudoTerminal.open()
     // The board's end must not see a hang-up each time a try closes the port (a real board does not).
     let keepAlive = try PseudoTerminal.holdOpen(slavePath: slavePath)
-    defer { keepAlive.close() }
+    defer { try? keepAlive.close() }
     let (playback, playing) = AsyncStream.makeStream(of: UInt32?.self)
     let board = Mutex<VirtualBoard?>(VirtualBoard())
     board.withLock { $0?.onPlaybackChange = { playing.yield($0) } }

@@ -3,6 +3,8 @@ import CallAlertHistory
 import CallAlertSerial
 import Foundation
 import Testing
+import CallAlertTransport
+import SystemPackage
 
 #if canImport(Glibc)
   import Glibc
@@ -40,7 +42,7 @@ struct CommandLineTests {
     let board = try DaemonEndToEndTests.PtyBoard()
     // A slave kept open: the board's end sees no hang-up between the two commands.
     let keepAlive = try PseudoTerminal.holdOpen(slavePath: board.slavePath)
-    defer { keepAlive.close() }
+    defer { try? keepAlive.close() }
     let file = FileManager.default.temporaryDirectory.appendingPathComponent("callalert-bad-\(UUID()).yaml").path
     try "version: 1\npatterns:\n  - name: office\n    cadence: UK\n    volume: 180%\n  - name: x\n    rtttl: bad\n"
       .write(toFile: file, atomically: true, encoding: .utf8)

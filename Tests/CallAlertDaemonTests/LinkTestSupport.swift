@@ -1,5 +1,6 @@
 import CallAlertProtocol
 import CallAlertSerial
+import CallAlertTransport
 import Clocks
 import Foundation
 import Logging

@@ -1,6 +1,5 @@
 import CallAlertDaemon
 import CallAlertProtocol
-import CallAlertSerial
 import CallAlertVirtualBoard
 import Foundation
 import Logging

@@ -8,6 +8,8 @@ import Foundation
 import Logging
 import Synchronization
 import Testing
+import CallAlertTransport
+import SystemPackage
 
 /// A virtual board on a pseudo-terminal driven by an ``AlertService``, with the service's log lines and
 /// events observable as streams: the daemon's board side as a user's board sees it.
@@ -254,7 +256,7 @@ struct PatternNamesEndToEndTests {
     let board = try DaemonEndToEndTests.PtyBoard()
     // A slave descriptor held open keeps the pseudo-terminal there between the two daemons.
     let keepAlive = try PseudoTerminal.holdOpen(slavePath: board.slavePath)
-    defer { keepAlive.close() }
+    defer { try? keepAlive.close() }
     let first = try await RingRig(board: board, patternTable: try RingAndVibrateTests.build())
     #expect(await first.waitForLog("flashed family.yaml"))
     await first.stopService()

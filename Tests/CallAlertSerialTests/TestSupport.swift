@@ -1,4 +1,5 @@
 @testable import CallAlertSerial
+import CallAlertTransport
 
 /// Every byte value, then a run of NULs (the protocol's frame delimiter), then every value backwards.
 let everyByteValue: [UInt8] = Array(0...255) + [0, 0, 0] + Array((0...255).reversed())
@@ -39,6 +40,9 @@ extension AsyncThrowingStream.Iterator where Element == [UInt8], Failure == any 
       return (bytes, .finished)
     } catch let error as SerialPortError {
       return (bytes, .failed(error.code, port: error.port))
+    } catch let error as TransportError {
+      let error = SerialPortError(error)  // a channel's failure, in the opener's terms
+      return (bytes, .failed(error.code, port: error.port))
     } catch {
       return (bytes, .otherError("\(error)"))
     }
@@ -51,7 +55,7 @@ func serialPortError(_ body: () throws -> Void) -> SerialPortError? {
     try body()
     return nil
   } catch {
-    return error as? SerialPortError
+    return error as? SerialPortError ?? (error as? TransportError).map(SerialPortError.init)
   }
 }
 
@@ -61,7 +65,7 @@ func serialPortError(_ body: () async throws -> Void) async -> SerialPortError? 
     try await body()
     return nil
   } catch {
-    return error as? SerialPortError
+    return error as? SerialPortError ?? (error as? TransportError).map(SerialPortError.init)
   }
 }
 
