@@ -18,8 +18,8 @@ import SystemPackage
 /// the kernel's buffer is full (EAGAIN) the channel resumes its `DispatchSourceWrite` and waits for it to report
 /// room, never sleeps.
 ///
-/// Hang-up detection: a readable descriptor that reads 0 bytes, or a read or write that fails with EIO, ENXIO
-/// or EPIPE (a pseudo-terminal or socket whose other side closed, an unplugged USB CDC-ACM device), ends
+/// Hang-up detection: a readable descriptor that reads 0 bytes, or a read or write that fails with EIO, ENXIO,
+/// EPIPE or ECONNRESET (a pseudo-terminal or socket whose other side closed, an unplugged USB device), ends
 /// ``incoming`` by throwing ``TransportError`` with code ``TransportError/Code/disconnected``, after any bytes
 /// that arrived before it. The descriptor is then released at once: holding a dead USB tty open would make the
 /// board come back under a new name (`ttyACM1`) when it is plugged in again.
@@ -253,12 +253,18 @@ public final class DescriptorChannel: ByteTransport, @unchecked Sendable {
           end(.disconnected(name, function: "poll"))
         }
         return
-      case .failure(let number) where number == .ioError || number == .noSuchAddressOrDevice:
+      case .failure(let number) where Self.meansHangUp(number):
         return end(.disconnected(name, function: "read", errno: number))
       case .failure(let number):
         return end(.system("read", port: name, errno: number))
       }
     }
+  }
+
+  /// Whether a read or write error means the far end went away: EIO or ENXIO (a pseudo-terminal's other side,
+  /// an unplugged USB device), EPIPE or ECONNRESET (a socket whose peer closed, with bytes still unread).
+  private static func meansHangUp(_ number: Errno) -> Bool {
+    number == .ioError || number == .noSuchAddressOrDevice || number == .brokenPipe || number == .connectionReset
   }
 
   private func hasHungUp() -> Bool {
@@ -297,7 +303,7 @@ public final class DescriptorChannel: ByteTransport, @unchecked Sendable {
         }
       case .success, .failure(.wouldBlock), .failure(.resourceTemporarilyUnavailable):
         return waitForRoom()
-      case .failure(let number) where number == .ioError || number == .noSuchAddressOrDevice || number == .brokenPipe:
+      case .failure(let number) where Self.meansHangUp(number):
         return end(.disconnected(name, function: "write", errno: number))
       case .failure(let number):
         return end(.system("write", port: name, errno: number))

@@ -266,7 +266,7 @@ struct PseudoTerminalTests {
     }
     tcsetattr(raw, TCSANOW, &settings)
 
-    let slave = try DescriptorChannel(taking: FileDescriptor(rawValue: raw), name: slavePath)
+    let slave = try DescriptorChannel(takingTerminal: FileDescriptor(rawValue: raw), name: slavePath)
     defer { slave.close() }
     var fromMaster = slave.incoming.makeAsyncIterator()
     try await master.write([0x10])
