@@ -103,7 +103,8 @@ let package = Package(
       dependencies: [
         "CallAlertProtocol", "CallAlertBoardCore", "CallAlertSerial", "CallAlertVirtualBoard", "CallAlertClient",
         "CallAlertDaemon", "CallAlertInputs", "CallAlertHistory", "CallAlertEngine", "CallAlertPatterns",
-        "CallAlertQemu", "CallAlertDoctor", "CallAlertTransport", "CBuildInfo", .product(name: "SystemPackage", package: "swift-system"),
+        "CallAlertQemu", "CallAlertDoctor", "CallAlertTransport", "CBuildInfo",
+        .product(name: "SystemPackage", package: "swift-system"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -167,7 +168,8 @@ let package = Package(
       name: "CallAlertClientTests",
       dependencies: [
         "CallAlertClient", "CallAlertVirtualBoard", "CallAlertBoardCore", "CallAlertProtocol", "CallAlertSerial",
-        "CallAlertTransport", .product(name: "Clocks", package: "swift-clocks"), .product(name: "SystemPackage", package: "swift-system"),
+        "CallAlertTransport", .product(name: "Clocks", package: "swift-clocks"),
+        .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: strictSettings
     ),
@@ -190,7 +192,8 @@ let package = Package(
       name: "CallAlertDaemonTests",
       dependencies: [
         "CallAlertDaemon", "CallAlertEngine", "CallAlertHistory", "CallAlertVirtualBoard", "CallAlertSerial",
-        "CallAlertTransport", "CallAlertProtocol", "CallAlertPatterns", "CallAlertInputs", .product(name: "SystemPackage", package: "swift-system"),
+        "CallAlertTransport", "CallAlertProtocol", "CallAlertPatterns", "CallAlertInputs",
+        .product(name: "SystemPackage", package: "swift-system"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -209,7 +212,9 @@ let package = Package(
     ),
     .testTarget(
       name: "CallAlertSerialTests",
-      dependencies: ["CallAlertSerial", "CallAlertTransport", .product(name: "SystemPackage", package: "swift-system")],
+      dependencies: [
+        "CallAlertSerial", "CallAlertTransport", .product(name: "SystemPackage", package: "swift-system"),
+      ],
       swiftSettings: strictSettings
     ),
     .testTarget(

@@ -1,6 +1,5 @@
 import CSerialPort
 import CallAlertTransport
-import CallAlertTransport
 
 #if canImport(Glibc)
   import Glibc

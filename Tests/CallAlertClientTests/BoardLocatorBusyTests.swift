@@ -1,8 +1,8 @@
 import CallAlertSerial
-import CallAlertVirtualBoard
-import Testing
 import CallAlertTransport
+import CallAlertVirtualBoard
 import SystemPackage
+import Testing
 
 @testable import CallAlertClient
 

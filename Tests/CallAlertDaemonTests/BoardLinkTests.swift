@@ -8,8 +8,8 @@ import Clocks
 import Foundation
 import Logging
 import Synchronization
-import Testing
 import SystemPackage
+import Testing
 
 /// The daemon's hold on its boards: a first handshake that fails, a board that goes deaf mid-ring, a
 /// board that floods its FAULTs.

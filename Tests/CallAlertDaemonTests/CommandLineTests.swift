@@ -1,10 +1,10 @@
 import CallAlertEngine
 import CallAlertHistory
 import CallAlertSerial
-import Foundation
-import Testing
 import CallAlertTransport
+import Foundation
 import SystemPackage
+import Testing
 
 #if canImport(Glibc)
   import Glibc

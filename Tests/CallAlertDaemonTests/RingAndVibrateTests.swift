@@ -3,13 +3,13 @@ import CallAlertEngine
 import CallAlertPatterns
 import CallAlertProtocol
 import CallAlertSerial
+import CallAlertTransport
 import CallAlertVirtualBoard
 import Foundation
 import Logging
 import Synchronization
-import Testing
-import CallAlertTransport
 import SystemPackage
+import Testing
 
 /// A virtual board on a pseudo-terminal driven by an ``AlertService``, with the service's log lines and
 /// events observable as streams: the daemon's board side as a user's board sees it.

@@ -8,8 +8,8 @@ import Dispatch
 import Foundation
 import Logging
 import Synchronization
-import Testing
 import SystemPackage
+import Testing
 
 /// The cable is pulled while a call rings and the caller hangs up before it is plugged in again.
 @Suite("Unplug and replug", .timeLimit(.minutes(1)))

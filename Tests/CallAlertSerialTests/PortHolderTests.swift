@@ -1,5 +1,5 @@
-import SystemPackage
 import CallAlertTransport
+import SystemPackage
 import Testing
 
 @testable import CallAlertSerial

@@ -1,5 +1,5 @@
-import CallAlertTransport
 import CSerialPort
+import CallAlertTransport
 import SystemPackage
 import Testing
 

@@ -1,6 +1,6 @@
 import CSerialPort
-import SystemPackage
 import CallAlertTransport
+import SystemPackage
 import Testing
 
 @testable import CallAlertSerial

@@ -1,5 +1,6 @@
-@testable import CallAlertSerial
 import CallAlertTransport
+
+@testable import CallAlertSerial
 
 /// Every byte value, then a run of NULs (the protocol's frame delimiter), then every value backwards.
 let everyByteValue: [UInt8] = Array(0...255) + [0, 0, 0] + Array((0...255).reversed())

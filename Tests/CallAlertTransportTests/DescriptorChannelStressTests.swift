@@ -83,7 +83,10 @@ struct DescriptorChannelStressTests {
     let ends = [a, b]
     let stops = ends.map { _ in random.below(400_000) }
     let plans = ends.map { _ in
-      (writes: random.below(24), size: 1 + random.below(70_000), closeAfter: random.below(24), early: random.below(5) == 0)
+      (
+        writes: random.below(24), size: 1 + random.below(70_000), closeAfter: random.below(24),
+        early: random.below(5) == 0
+      )
     }
     let readers = zip(ends, stops).map { channel, stop in
       Task { () -> String? in
@@ -110,7 +113,7 @@ struct DescriptorChannelStressTests {
             if index == plan.closeAfter { channel.close() }
             do throws(TransportError) {
               try await channel.write(bytes)
-            } catch where error.code == .closed || error.code == .disconnected {
+            } catch  where error.code == .closed || error.code == .disconnected {
               break
             } catch {
               return "\(channel.name) write failed: \(error)"

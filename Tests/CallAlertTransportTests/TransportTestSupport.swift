@@ -56,7 +56,9 @@ func transportError(_ body: () async throws -> Void) async -> TransportError? {
 }
 
 /// Two descriptor channels on the ends of a Unix stream socket pair.
-func socketPairChannels(names: (String, String) = ("socket-a", "socket-b")) throws -> (DescriptorChannel, DescriptorChannel) {
+func socketPairChannels(
+  names: (String, String) = ("socket-a", "socket-b")
+) throws -> (DescriptorChannel, DescriptorChannel) {
   var descriptors: [CInt] = [-1, -1]
   guard socketpair(AF_UNIX, socketStreamType, 0, &descriptors) == 0 else {
     throw TransportError.system("socketpair", port: names.0, errno: Errno(rawValue: errno))
