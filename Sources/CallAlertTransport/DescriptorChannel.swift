@@ -44,6 +44,9 @@ import SystemPackage
 /// the stream end the port can be opened again straight away (the exclusive lock is gone). Cancelling the task
 /// that iterates ``incoming`` closes the channel, since nobody would read again.
 ///
+/// Sockets: a write to a socket whose peer closed raises SIGPIPE; a process that hands sockets to a channel
+/// ignores SIGPIPE (as the daemon does at start), and the channel then sees EPIPE and reports a hang-up.
+///
 /// Buffering: received chunks wait in ``incoming`` without bound. At serial speeds (11.5 kB/s at 115 200 baud)
 /// the frame decoder above is far faster than the line, so the simplicity is worth it.
 public final class DescriptorChannel: ByteTransport, @unchecked Sendable {

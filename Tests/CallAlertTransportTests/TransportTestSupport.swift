@@ -59,6 +59,9 @@ func transportError(_ body: () async throws -> Void) async -> TransportError? {
 func socketPairChannels(
   names: (String, String) = ("socket-a", "socket-b")
 ) throws -> (DescriptorChannel, DescriptorChannel) {
+  // write(2) to a socket whose peer closed raises SIGPIPE, which would end the test process; the daemon
+  // ignores it the same way, and the channel then sees EPIPE, a hang-up.
+  signal(SIGPIPE, SIG_IGN)
   var descriptors: [CInt] = [-1, -1]
   guard socketpair(AF_UNIX, socketStreamType, 0, &descriptors) == 0 else {
     throw TransportError.system("socketpair", port: names.0, errno: Errno(rawValue: errno))
