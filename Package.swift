@@ -79,9 +79,20 @@ let package = Package(
       name: "CallAlertDaemon",
       dependencies: [
         "CallAlertEngine", "CallAlertInputs", "CallAlertHistory", "CallAlertClient", "CallAlertSerial",
-        "CallAlertTransport", "CallAlertPatterns", "CallAlertProtocol", "CallAlertVirtualBoard", "CallAlertBoardCore",
+        "CallAlertTransport", "CallAlertPatterns", "CallAlertProtocol",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+      ],
+      swiftSettings: strictSettings),
+
+    // Host: in-process virtual boards for `run --simulate`, handed to the daemon as a board source; the demo.
+    .target(
+      name: "CallAlertSimulation",
+      dependencies: [
+        "CallAlertDaemon", "CallAlertVirtualBoard", "CallAlertBoardCore", "CallAlertTransport", "CallAlertEngine",
+        "CallAlertProtocol", "CallAlertInputs", "CallAlertPatterns",
+        .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ],
       swiftSettings: strictSettings),
@@ -103,7 +114,7 @@ let package = Package(
       dependencies: [
         "CallAlertProtocol", "CallAlertBoardCore", "CallAlertSerial", "CallAlertVirtualBoard", "CallAlertClient",
         "CallAlertDaemon", "CallAlertInputs", "CallAlertHistory", "CallAlertEngine", "CallAlertPatterns",
-        "CallAlertQemu", "CallAlertDoctor", "CallAlertTransport", "CBuildInfo",
+        "CallAlertQemu", "CallAlertDoctor", "CallAlertTransport", "CallAlertSimulation", "CBuildInfo",
         .product(name: "SystemPackage", package: "swift-system"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
@@ -130,7 +141,7 @@ let package = Package(
       dependencies: [
         "CallAlertBenchMalloc", "CallAlertProtocol", "CallAlertBoardCore", "CallAlertSerial", "CallAlertTransport",
         "CallAlertVirtualBoard", .product(name: "SystemPackage", package: "swift-system"),
-        "CallAlertClient", "CallAlertDaemon", "CallAlertEngine",
+        "CallAlertClient", "CallAlertDaemon", "CallAlertSimulation", "CallAlertEngine",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -191,7 +202,8 @@ let package = Package(
     .testTarget(
       name: "CallAlertDaemonTests",
       dependencies: [
-        "CallAlertDaemon", "CallAlertEngine", "CallAlertHistory", "CallAlertVirtualBoard", "CallAlertSerial",
+        "CallAlertDaemon", "CallAlertSimulation", "CallAlertEngine", "CallAlertHistory", "CallAlertVirtualBoard",
+        "CallAlertSerial",
         "CallAlertTransport", "CallAlertProtocol", "CallAlertPatterns", "CallAlertInputs",
         .product(name: "SystemPackage", package: "swift-system"),
         .product(name: "Logging", package: "swift-log"),

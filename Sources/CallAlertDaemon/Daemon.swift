@@ -1,4 +1,3 @@
-import CallAlertBoardCore
 import CallAlertClient
 import CallAlertEngine
 import CallAlertHistory
@@ -6,7 +5,6 @@ import CallAlertInputs
 import CallAlertProtocol
 import CallAlertSerial
 import CallAlertTransport
-import CallAlertVirtualBoard
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -31,6 +29,8 @@ public struct DaemonOptions: Sendable {
   public var baudRate: Int
   /// The history database; nil: the config's (with `simulate`, one of its own beside it).
   public var historyPath: String?
+  /// Where the boards come from; nil: real ports (with `simulate`, the caller must hand in-process boards).
+  public var boardSource: BoardSource?
 
   /// Creates options.
   public init(
@@ -131,23 +131,8 @@ public enum Daemon {
     } catch {
       throw DaemonStartError(description: "\(error)")
     }
-    var virtualBoards: [VirtualBoardRunner<ContinuousClock>] = []
-    var connectors: [String: AlertService<ContinuousClock>.Connector] = [:]
-    for board in configuration.engine.boards {
-      if options.simulate {
-        let (hostEnd, boardEnd) = MemoryTransport.pair(names: ("host", "virtual \(board.name)"))
-        var boardConfiguration = BoardConfiguration.virtualDefault
-        boardConfiguration.serial = Array((board.serialNumber ?? "VB-\(board.name)").utf8.prefix(32))
-        virtualBoards.append(
-          VirtualBoardRunner(
-            board: VirtualBoard(configuration: boardConfiguration), transport: boardEnd, clock: ContinuousClock()))
-        if let runner = virtualBoards.last { virtualBoardCreated?(board.name, runner) }
-        let handed = HandOnce(hostEnd)
-        connectors[board.name] = { try handed.take() }
-      } else {
-        connectors[board.name] = connector(for: board, baudRate: options.baudRate)
-      }
-    }
+    let boards = try Self.boardSource(for: options).makeBoards(configuration.engine.boards)
+    let connectors = boards.connectors
     let logger = logger
     let service = AlertService(
       configuration: configuration.engine, connectors: connectors, clock: ContinuousClock(), logger: logger,
@@ -163,12 +148,7 @@ public enum Daemon {
 
     // In-process boards come first: a group stops its services last to first, so they outlive the STOPs (and
     // a board whose link the service closed at shutdown may end before its turn).
-    var services: [ServiceGroupConfiguration.ServiceConfiguration] = virtualBoards.map { runner in
-      .init(
-        service: TaskService {
-          _ = try? await runner.run(); await TaskService.untilCancelled()
-        })
-    }
+    var services = boards.services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) }
     services += [
       .init(
         service: TaskService {
@@ -245,21 +225,5 @@ public enum Daemon {
       }
       return try SerialPort.open(try await BoardLocator.resolve("auto"), baudRate: baudRate)
     }
-  }
-}
-
-/// Hands a value out once (an in-process board's transport); later calls fail, as an unplugged port would.
-final class HandOnce<Value: Sendable>: Sendable {
-  private let value: Mutex<Value?>
-  init(_ value: Value) { self.value = Mutex(value) }
-  func take() throws -> Value {
-    guard
-      let value = value.withLock({ current in
-        defer { current = nil }; return current
-      })
-    else {
-      throw DaemonStartError(description: "the in-process virtual board is gone")
-    }
-    return value
   }
 }

@@ -1,6 +1,7 @@
 import CallAlertHistory
 import CallAlertInputs
 import CallAlertProtocol
+import CallAlertSimulation
 import CallAlertVirtualBoard
 import Foundation
 import Logging
@@ -138,8 +139,9 @@ struct LifecycleTests {
     let runners = Mutex<[VirtualBoardRunner<ContinuousClock>]>([])
     let options = DaemonOptions(
       configPath: folder.config, simulate: true, socketPath: folder.socket, readStandardInput: false,
-      historyPath: folder.history)
-    let group = try await Daemon.$virtualBoardCreated.withValue({ _, runner in runners.withLock { $0.append(runner) } })
+      historyPath: folder.history
+    ).withVirtualBoards()
+    let group = try await VirtualBoards.$created.withValue({ _, runner in runners.withLock { $0.append(runner) } })
     {
       try await Daemon.makeServiceGroup(options: options, logger: Logger(label: "test"), eventSink: { _ in })
     }
@@ -166,7 +168,8 @@ struct LifecycleTests {
     try "999999\n".write(toFile: folder.history + ".lock", atomically: true, encoding: .utf8)
     let options = DaemonOptions(
       configPath: folder.config, simulate: true, socketPath: folder.socket, readStandardInput: false,
-      historyPath: folder.history)
+      historyPath: folder.history
+    ).withVirtualBoards()
     let first = try await Daemon.makeServiceGroup(options: options, logger: Logger(label: "test"), eventSink: { _ in })
     let running = Task { try await first.run() }
 
@@ -174,7 +177,8 @@ struct LifecycleTests {
       options,
       DaemonOptions(
         configPath: folder.config, simulate: true, socketPath: folder.socket + "2", readStandardInput: false,
-        historyPath: folder.history),
+        historyPath: folder.history
+      ).withVirtualBoards(),
     ] {
       do {
         _ = try await Daemon.makeServiceGroup(options: other, logger: Logger(label: "test"), eventSink: { _ in })

@@ -2,6 +2,7 @@ import ArgumentParser
 import CallAlertDaemon
 import CallAlertEngine
 import CallAlertInputs
+import CallAlertSimulation
 import Foundation
 
 /// Where the daemon's socket is: --socket, or the config's, or the default.

@@ -2,6 +2,7 @@ import ArgumentParser
 import CallAlertDaemon
 import CallAlertInputs
 import CallAlertSerial
+import CallAlertSimulation
 import Logging
 
 extension CallAlertCommand {
@@ -58,10 +59,11 @@ extension CallAlertCommand {
     func run() async throws {
       // Under systemd the journal stamps lines itself: DaemonLogging then drops the timestamp.
       DaemonLogging.bootstrap(level: logLevel.flatMap(Logger.Level.init(rawValue:)) ?? (verbose ? .debug : .info))
-      let options = DaemonOptions(
+      var options = DaemonOptions(
         configPath: config, port: port, simulate: simulate, socketPath: socket,
         events: events.flatMap(EventsFormat.init),
         readStandardInput: !noStdin, baudRate: baud, historyPath: history)
+      if simulate { options.boardSource = .virtualBoards() }
       do {
         try await Daemon.run(options: options, logger: Logger(label: "callalert"))
       } catch let error as DaemonStartError {

@@ -1,3 +1,4 @@
+import CallAlertDaemon
 import CallAlertEngine
 import CallAlertProtocol
 import CallAlertTransport
