@@ -36,14 +36,17 @@ public enum VirtualBoards {
   @TaskLocal public static var created: (@Sendable (String, VirtualBoardRunner<ContinuousClock>) -> Void)?
 }
 
-/// An in-process board's runner as a service: it runs until the group stops it, then waits to be cancelled,
-/// so that a board whose link the daemon closed at shutdown does not end the group early.
+/// An in-process board's runner as a service: it runs until graceful shutdown reaches it (SIGINT, SIGTERM),
+/// and a board whose link the daemon closed first waits for its turn, since a group in graceful shutdown takes
+/// a service that ends out of turn for a failure.
 struct VirtualBoardService: Service {
   let runner: VirtualBoardRunner<ContinuousClock>
 
   func run() async throws {
-    _ = try? await runner.run()
-    await untilCancelled()
+    await cancelWhenGracefulShutdown {
+      _ = try? await runner.run()
+      await untilCancelled()
+    }
   }
 
   private func untilCancelled() async {
