@@ -14,7 +14,6 @@ extension Daemon {
     return url.deletingLastPathComponent().appendingPathComponent(name).path
   }
 
-
   /// Takes the locks of the socket and of the history; a daemon already holding either is named by its PID.
   /// A history whose lock file cannot even be made (its folder is missing or read-only) is one the daemon runs
   /// without (degraded, see ``HistoryWriter``): ringing never depends on the disk. A second daemon is refused.

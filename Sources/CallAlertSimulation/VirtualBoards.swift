@@ -68,7 +68,11 @@ final class HandOnce<Value: Sendable>: Sendable {
   }
 
   func take() throws(TransportError) -> Value {
-    guard let value = value.withLock({ current in defer { current = nil }; return current }) else {
+    guard
+      let value = value.withLock({ current in
+        defer { current = nil }; return current
+      })
+    else {
       throw TransportError.disconnected("the in-process virtual board")
     }
     return value

@@ -141,8 +141,7 @@ struct LifecycleTests {
       configPath: folder.config, simulate: true, socketPath: folder.socket, readStandardInput: false,
       historyPath: folder.history
     ).withVirtualBoards()
-    let group = try await VirtualBoards.$created.withValue({ _, runner in runners.withLock { $0.append(runner) } })
-    {
+    let group = try await VirtualBoards.$created.withValue({ _, runner in runners.withLock { $0.append(runner) } }) {
       try await Daemon.makeServiceGroup(options: options, logger: Logger(label: "test"), eventSink: { _ in })
     }
     let runner = try #require(runners.withLock { $0.first })
