@@ -35,13 +35,15 @@ revision:
 ## test: install what is missing, build the QEMU firmware (when qemu-system-arm and ld.lld are here), build,
 ## run every test (the conformance suite runs on the virtual board and the firmware in QEMU; the suites named
 ## RealTime*, whose tests truly need the real clock (a pseudo-terminal's timing), run alone afterwards),
-## compile the portable core as Embedded Swift, and check the install tree
+## compile the portable core as Embedded Swift, check Package.swift against docs/ARCHITECTURE.md's import
+## rules, and check the install tree
 test: deps revision
 	@Tools/scripts/firmware-if-possible.sh
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --skip RealTime
 	$(SWIFT) test --skip-build --filter RealTime
 	@Tools/scripts/firmware-check.sh
+	@Tools/scripts/check-architecture.sh
 	@if [ "$${CALLALERT_SKIP_INSTALL_TESTS:-0}" != 1 ]; then BUILD_CONFIG=debug Tools/scripts/test-install.sh; fi
 
 ## install: build (release, BUILD_CONFIG=debug for a quick one) and install into $(DESTDIR)$(PREFIX): the binary,

@@ -24,6 +24,7 @@ let package = Package(
     .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+    .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
   ],
   targets: [
     // Portable (standard library only; also compiled as Embedded Swift by `make firmware-check`).
@@ -38,7 +39,7 @@ let package = Package(
     // Host: the board core on virtual hardware, and simulated wires.
     .target(
       name: "CallAlertVirtualBoard",
-      dependencies: ["CallAlertBoardCore", "CallAlertProtocol", "CallAlertRuntime", "CallAlertSerial"],
+      dependencies: ["CallAlertBoardCore", "CallAlertProtocol", "CallAlertRuntime", "CallAlertTransport"],
       swiftSettings: strictSettings),
 
     // Host: what the text parsers share: YAML errors and marks read as line:column, "did you mean" hints.
@@ -51,18 +52,27 @@ let package = Package(
       dependencies: ["CallAlertProtocol", "CallAlertParsing", .product(name: "Yams", package: "Yams")],
       swiftSettings: strictSettings),
 
-    // Host: the serial ports (libserialport, pseudo-terminals) behind one descriptor-level I/O path.
+    // Host: byte transports (the protocol, the in-memory pair, the descriptor channel); no serial-port code.
+    .target(
+      name: "CallAlertTransport", dependencies: [.product(name: "SystemPackage", package: "swift-system")],
+      swiftSettings: strictSettings),
+
+    // Host: the serial ports (libserialport, termios, pseudo-terminals), opened into descriptor channels.
     .systemLibrary(
       name: "CSerialPort", pkgConfig: "libserialport",
       providers: [.apt(["libserialport-dev"]), .brew(["libserialport"])]),
-    .target(name: "CallAlertSerial", dependencies: ["CSerialPort"], swiftSettings: strictSettings),
+    .target(
+      name: "CallAlertSerial",
+      dependencies: ["CSerialPort", "CallAlertTransport", .product(name: "SystemPackage", package: "swift-system")],
+      swiftSettings: strictSettings),
 
     // Host: the board firmware in QEMU (mps2-an386): starting, watching and stopping qemu-system-arm.
     .target(name: "CallAlertQemu", swiftSettings: strictSettings),
 
     // Host: a connection to one board (handshake, commands, events, lease, reboot and unplug recovery).
     .target(
-      name: "CallAlertClient", dependencies: ["CallAlertProtocol", "CallAlertRuntime", "CallAlertSerial"],
+      name: "CallAlertClient",
+      dependencies: ["CallAlertProtocol", "CallAlertRuntime", "CallAlertTransport", "CallAlertSerial"],
       swiftSettings: strictSettings),
 
     // Host: the alert engine (pure state machine), its configuration and inputs.
@@ -76,7 +86,11 @@ let package = Package(
       swiftSettings: strictSettings),
     // Host: phone systems as sources of calls (FRITZ!Box call monitor, Asterisk AMI): parsers, trackers, clients.
     .target(
-      name: "CallAlertBridges", dependencies: ["CallAlertEngine", "CallAlertSerial"], swiftSettings: strictSettings),
+      name: "CallAlertBridges",
+      dependencies: [
+        "CallAlertEngine", "CallAlertTransport", .product(name: "SystemPackage", package: "swift-system"),
+      ],
+      swiftSettings: strictSettings),
     // Host: the control protocol as types: requests, answers, status, the typed client; JSON only at the edge.
     .target(
       name: "CallAlertControl",
@@ -92,10 +106,21 @@ let package = Package(
       name: "CallAlertDaemon",
       dependencies: [
         "CallAlertEngine", "CallAlertInputs", "CallAlertControl", "CallAlertHistory", "CallAlertClient",
-        "CallAlertSerial", "CallAlertPatterns", "CallAlertProtocol", "CallAlertRuntime", "CallAlertVirtualBoard",
-        "CallAlertBoardCore", "CallAlertBridges",
+        "CallAlertSerial", "CallAlertTransport", "CallAlertPatterns", "CallAlertProtocol", "CallAlertRuntime",
+        "CallAlertBridges",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+      ],
+      swiftSettings: strictSettings),
+
+    // Host: in-process virtual boards for `run --simulate`, handed to the daemon as a board source; the demo.
+    .target(
+      name: "CallAlertSimulation",
+      dependencies: [
+        "CallAlertDaemon", "CallAlertVirtualBoard", "CallAlertBoardCore", "CallAlertTransport", "CallAlertEngine",
+        "CallAlertProtocol", "CallAlertInputs", "CallAlertPatterns",
+        .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ],
       swiftSettings: strictSettings),
@@ -117,7 +142,8 @@ let package = Package(
       dependencies: [
         "CallAlertProtocol", "CallAlertBoardCore", "CallAlertSerial", "CallAlertVirtualBoard", "CallAlertClient",
         "CallAlertDaemon", "CallAlertInputs", "CallAlertControl", "CallAlertHistory", "CallAlertEngine",
-        "CallAlertPatterns", "CallAlertQemu", "CallAlertDoctor", "CBuildInfo",
+        "CallAlertPatterns", "CallAlertQemu", "CallAlertDoctor", "CallAlertTransport", "CallAlertSimulation",
+        "CBuildInfo", .product(name: "SystemPackage", package: "swift-system"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -147,8 +173,9 @@ let package = Package(
     .executableTarget(
       name: "callalert-bench",
       dependencies: [
-        "CallAlertBenchMalloc", "CallAlertProtocol", "CallAlertBoardCore", "CallAlertSerial", "CallAlertVirtualBoard",
-        "CallAlertClient", "CallAlertDaemon", "CallAlertEngine",
+        "CallAlertBenchMalloc", "CallAlertProtocol", "CallAlertBoardCore", "CallAlertSerial", "CallAlertTransport",
+        "CallAlertVirtualBoard", .product(name: "SystemPackage", package: "swift-system"),
+        "CallAlertClient", "CallAlertDaemon", "CallAlertSimulation", "CallAlertEngine",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -161,8 +188,8 @@ let package = Package(
     .target(
       name: "CallAlertTestSupport",
       dependencies: [
-        "CallAlertVirtualBoard", "CallAlertSerial", .product(name: "Clocks", package: "swift-clocks"),
-        .product(name: "Logging", package: "swift-log"),
+        "CallAlertVirtualBoard", "CallAlertSerial", "CallAlertTransport",
+        .product(name: "Clocks", package: "swift-clocks"), .product(name: "Logging", package: "swift-log"),
       ],
       path: "Tests/CallAlertTestSupport", swiftSettings: strictSettings),
     .testTarget(
@@ -186,7 +213,7 @@ let package = Package(
     .testTarget(
       name: "CallAlertVirtualBoardTests",
       dependencies: [
-        "CallAlertVirtualBoard", "CallAlertBoardCore", "CallAlertProtocol", "CallAlertSerial",
+        "CallAlertVirtualBoard", "CallAlertBoardCore", "CallAlertProtocol", "CallAlertTransport",
         .product(name: "Clocks", package: "swift-clocks"),
       ],
       swiftSettings: strictSettings
@@ -200,8 +227,9 @@ let package = Package(
       name: "CallAlertClientTests",
       dependencies: [
         "CallAlertClient", "CallAlertRuntime", "CallAlertVirtualBoard", "CallAlertBoardCore", "CallAlertProtocol",
-        "CallAlertSerial", "CallAlertTestSupport",
+        "CallAlertSerial", "CallAlertTransport", "CallAlertTestSupport",
         .product(name: "Clocks", package: "swift-clocks"),
+        .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: strictSettings
     ),
@@ -212,7 +240,9 @@ let package = Package(
     ),
     .testTarget(
       name: "CallAlertInputsTests",
-      dependencies: ["CallAlertInputs", "CallAlertControl", "CallAlertEngine", "CallAlertProtocol", "CallAlertBridges"],
+      dependencies: [
+        "CallAlertInputs", "CallAlertControl", "CallAlertEngine", "CallAlertProtocol", "CallAlertBridges",
+      ],
       swiftSettings: strictSettings
     ),
     .testTarget(
@@ -241,8 +271,9 @@ let package = Package(
     .testTarget(
       name: "CallAlertDaemonTests",
       dependencies: [
-        "CallAlertDaemon", "CallAlertEngine", "CallAlertHistory", "CallAlertVirtualBoard", "CallAlertSerial",
-        "CallAlertProtocol", "CallAlertPatterns", "CallAlertInputs", "CallAlertControl", "CallAlertTestSupport",
+        "CallAlertDaemon", "CallAlertSimulation", "CallAlertEngine", "CallAlertHistory", "CallAlertVirtualBoard",
+        "CallAlertSerial", "CallAlertTransport", "CallAlertProtocol", "CallAlertPatterns", "CallAlertInputs",
+        "CallAlertControl", "CallAlertTestSupport", .product(name: "SystemPackage", package: "swift-system"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -261,21 +292,29 @@ let package = Package(
     .testTarget(
       name: "CallAlertBridgesTests",
       dependencies: [
-        "CallAlertBridges", "CallAlertEngine", "CallAlertSerial", .product(name: "Clocks", package: "swift-clocks"),
+        "CallAlertBridges", "CallAlertEngine", "CallAlertSerial", "CallAlertTransport",
+        .product(name: "Clocks", package: "swift-clocks"),
       ],
       exclude: ["Fixtures"],
       swiftSettings: strictSettings
     ),
     .testTarget(
       name: "CallAlertSerialTests",
-      dependencies: ["CallAlertSerial"],
+      dependencies: [
+        "CallAlertSerial", "CallAlertTransport", .product(name: "SystemPackage", package: "swift-system"),
+      ],
+      swiftSettings: strictSettings
+    ),
+    .testTarget(
+      name: "CallAlertTransportTests",
+      dependencies: ["CallAlertTransport", .product(name: "SystemPackage", package: "swift-system")],
       swiftSettings: strictSettings
     ),
     .testTarget(
       name: "CallAlertConformanceTests",
       dependencies: [
-        "CallAlertClient", "CallAlertVirtualBoard", "CallAlertSerial", "CallAlertProtocol", "CallAlertBoardCore",
-        "CallAlertQemu",
+        "CallAlertClient", "CallAlertVirtualBoard", "CallAlertSerial", "CallAlertTransport", "CallAlertProtocol",
+        "CallAlertBoardCore", "CallAlertQemu", .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: strictSettings
     ),

@@ -1,5 +1,5 @@
 import CallAlertEngine
-import CallAlertSerial
+import CallAlertTransport
 
 /// Listens to one phone system: connects, reads its protocol, follows its calls and hands the engine's inputs
 /// on; when the connection fails or drops, it tries again after a backoff (fast first, up to a minute) on the
@@ -175,7 +175,7 @@ public actor BridgeClient<C: Clock> where C.Duration == Duration {
 
   /// Why a connection ended: a closed one says so in words about a network, not a serial port.
   private func lost(_ error: any Error) -> String {
-    if let error = error as? SerialPortError, error.code == .disconnected {
+    if let error = error as? TransportError, error.code == .disconnected {
       return "the connection was closed by \(source.host):\(source.port)"
     }
     return "the connection was lost: \(error)"

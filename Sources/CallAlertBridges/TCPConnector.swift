@@ -1,6 +1,7 @@
-import CallAlertSerial
+import CallAlertTransport
 import Dispatch
 import Synchronization
+import SystemPackage
 
 #if canImport(Glibc)
   import Glibc

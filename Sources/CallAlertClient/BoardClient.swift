@@ -1,6 +1,7 @@
 import CallAlertProtocol
 import CallAlertRuntime
 import CallAlertSerial
+import CallAlertTransport
 import Synchronization
 
 /// A connection to one board over any transport: the handshake, commands with retransmission and typed

@@ -1,6 +1,7 @@
 import CallAlertProtocol
 import CallAlertRuntime
 import CallAlertSerial
+import CallAlertTransport
 
 /// How a ``BoardClient`` talks to its board.
 public struct BoardClientOptions: Sendable {

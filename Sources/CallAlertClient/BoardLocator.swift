@@ -1,5 +1,6 @@
 import CallAlertProtocol
 import CallAlertSerial
+import CallAlertTransport
 
 #if canImport(Glibc)
   import Glibc

@@ -5,6 +5,7 @@ import CallAlertPatterns
 import CallAlertProtocol
 import CallAlertRuntime
 import CallAlertSerial
+import CallAlertTransport
 import Foundation
 import Logging
 

@@ -4,6 +4,7 @@ import CallAlertPatterns
 import CallAlertProtocol
 import CallAlertRuntime
 import CallAlertSerial
+import CallAlertTransport
 import Logging
 import Synchronization
 

@@ -1,5 +1,4 @@
 import CallAlertInputs
-import CallAlertVirtualBoard
 import Foundation
 import Logging
 
@@ -14,9 +13,6 @@ extension Daemon {
     let name = url.pathExtension.isEmpty ? "\(stem)-simulate" : "\(stem)-simulate.\(url.pathExtension)"
     return url.deletingLastPathComponent().appendingPathComponent(name).path
   }
-
-  /// Called with each in-process board `run --simulate` makes, by name: lets tests read its timeline.
-  @TaskLocal static var virtualBoardCreated: (@Sendable (String, VirtualBoardRunner<ContinuousClock>) -> Void)?
 
   /// Takes the locks of the socket and of the history; a daemon already holding either is named by its PID.
   /// A history whose lock file cannot even be made (its folder is missing or read-only) is one the daemon runs

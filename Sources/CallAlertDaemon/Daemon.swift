@@ -1,4 +1,3 @@
-import CallAlertBoardCore
 import CallAlertClient
 import CallAlertControl
 import CallAlertEngine
@@ -6,7 +5,7 @@ import CallAlertHistory
 import CallAlertInputs
 import CallAlertProtocol
 import CallAlertSerial
-import CallAlertVirtualBoard
+import CallAlertTransport
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -31,6 +30,8 @@ public struct DaemonOptions: Sendable {
   public var baudRate: Int
   /// The history database; nil: the config's (with `simulate`, one of its own beside it).
   public var historyPath: String?
+  /// Where the boards come from; nil: real ports (with `simulate`, the caller must hand in-process boards).
+  public var boardSource: BoardSource?
 
   /// Creates options.
   public init(
@@ -131,23 +132,8 @@ public enum Daemon {
     } catch {
       throw DaemonStartError(description: "\(error)")
     }
-    var virtualBoards: [(name: String, runner: VirtualBoardRunner<ContinuousClock>)] = []
-    var connectors: [String: AlertService<ContinuousClock>.Connector] = [:]
-    for board in configuration.engine.boards {
-      if options.simulate {
-        let (hostEnd, boardEnd) = MemoryTransport.pair(names: ("host", "virtual \(board.name)"))
-        var boardConfiguration = BoardConfiguration.virtualDefault
-        boardConfiguration.serial = Array((board.serialNumber ?? "VB-\(board.name)").utf8.prefix(32))
-        let runner = VirtualBoardRunner(
-          board: VirtualBoard(configuration: boardConfiguration), transport: boardEnd, clock: ContinuousClock())
-        virtualBoards.append((board.name, runner))
-        virtualBoardCreated?(board.name, runner)
-        let handed = HandOnce(hostEnd)
-        connectors[board.name] = { try handed.take() }
-      } else {
-        connectors[board.name] = connector(for: board, baudRate: options.baudRate)
-      }
-    }
+    let boards = try Self.boardSource(for: options).makeBoards(configuration.engine.boards)
+    let connectors = boards.connectors
     let logger = logger
     let service = AlertService(
       configuration: configuration.engine, connectors: connectors, clock: ContinuousClock(), logger: logger,
@@ -171,9 +157,7 @@ public enum Daemon {
     let handle: ControlSocketServer.Handler = { line, number, source in
       await endpoint.answer(line, lineNumber: number, source: source).line
     }
-    var services: [ServiceGroupConfiguration.ServiceConfiguration] = virtualBoards.map {
-      .init(service: VirtualBoardService(name: $0.name, runner: $0.runner, logger: logger))
-    }
+    var services = boards.services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) }
     if !configuration.sources.isEmpty {
       // Only with sources: a service that returned at once could race a shutdown begun just then, which the
       // group reports as a service that finished unexpectedly.
@@ -208,21 +192,5 @@ public enum Daemon {
       }
       return try SerialPort.open(try await BoardLocator.resolve("auto"), baudRate: baudRate)
     }
-  }
-}
-
-/// Hands a value out once (an in-process board's transport); later calls fail, as an unplugged port would.
-final class HandOnce<Value: Sendable>: Sendable {
-  private let value: Mutex<Value?>
-  init(_ value: Value) { self.value = Mutex(value) }
-  func take() throws -> Value {
-    guard
-      let value = value.withLock({ current in
-        defer { current = nil }; return current
-      })
-    else {
-      throw DaemonStartError(description: "the in-process virtual board is gone")
-    }
-    return value
   }
 }

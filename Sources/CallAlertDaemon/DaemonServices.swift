@@ -1,6 +1,5 @@
 import CallAlertControl
 import CallAlertInputs
-import CallAlertVirtualBoard
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -13,26 +12,6 @@ import ServiceLifecycle
 
 // The daemon's services, one named type each, run by one `ServiceGroup` (see `Daemon.makeServiceGroup`).
 // Each stops when graceful shutdown (SIGINT/SIGTERM) reaches it; the group stops them last to first.
-
-/// An in-process virtual board (`run --simulate`). Listed first, so that it outlives the STOPs the boards'
-/// drivers send at shutdown; a board that ended early (the host closed its link) waits for its turn here,
-/// since a group in graceful shutdown takes a service that ends out of turn for a failure.
-struct VirtualBoardService: Service {
-  let name: String
-  let runner: VirtualBoardRunner<ContinuousClock>
-  let logger: Logger
-
-  func run() async throws {
-    await cancelWhenGracefulShutdown {
-      do {
-        try await runner.run()
-      } catch {
-        logger.error("virtual board \(name) stopped: \(error)")
-      }
-    }
-    try? await gracefulShutdown()  // returns at this service's turn, or throws when cancelled: either ends it
-  }
-}
 
 /// The alert engine and its boards; at the end, the last events reach the history and calls that rang
 /// until the boards went quiet are closed.

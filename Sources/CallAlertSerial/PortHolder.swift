@@ -148,7 +148,7 @@ public struct PortHolder: Hashable, Sendable, CustomStringConvertible {
   private static func readSmallFile(_ path: String) -> String? {
     let descriptor = systemOpen(path, O_RDONLY | O_CLOEXEC)
     guard descriptor >= 0 else { return nil }
-    defer { _ = systemClose(descriptor) }
+    defer { systemClose(descriptor) }
     var bytes: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 4_096)
     while bytes.count < 65_536 {

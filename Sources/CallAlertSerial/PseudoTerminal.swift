@@ -1,4 +1,6 @@
 import CSerialPort
+import CallAlertTransport
+import SystemPackage
 
 #if canImport(Glibc)
   import Glibc
@@ -30,8 +32,8 @@ public enum PseudoTerminal {
   /// output back to it before a host has opened the slave. The baud rate has no effect on a pseudo-terminal's
   /// speed; it is set so that a host reading the settings sees what a real board would use.
   ///
-  /// The caller owns the master: hand it to ``DescriptorChannel/init(taking:name:)`` or close it. Closing the
-  /// master hangs up the slave: a host reading it sees ``SerialPortError/Code/disconnected``.
+  /// The caller owns the master: hand it to `DescriptorChannel.init(taking:name:beforeClose:)` or close it.
+  /// Closing the master hangs up the slave: a host reading it sees `TransportError.Code.disconnected`.
   ///
   /// Until some process opens the slave, the master reads nothing (EAGAIN). After the last slave descriptor
   /// closes, the master reads EIO, which a channel on it reports as a disconnect; use ``holdOpen(slavePath:)``
@@ -57,7 +59,7 @@ public enum PseudoTerminal {
       try Terminal.makeNonBlocking(master, port: slavePath)
       return (FileDescriptor(rawValue: master), slavePath)
     } catch {
-      _ = systemClose(master)
+      systemClose(master)
       throw error
     }
   }
@@ -90,11 +92,10 @@ public enum PseudoTerminal {
       try Terminal.takeExclusiveAccess(descriptor, port: path)
       try Terminal.makeRaw(descriptor, baudRate: baudRate, port: path)
     } catch {
-      _ = systemClose(descriptor)
+      systemClose(descriptor)
       throw error.namingHolder(of: path)
     }
-    return try DescriptorChannel(
-      taking: FileDescriptor(rawValue: descriptor), name: path, holdsExclusiveAccess: true)
+    return try DescriptorChannel(exclusivelyHolding: descriptor, name: path)
   }
 
   /// Opens the slave without locking it, so that the master never sees a hang-up between host sessions.
@@ -126,7 +127,7 @@ public enum PseudoTerminal {
     let descriptor = systemOpen(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
     guard descriptor >= 0 else { throw .system("open", port: path) }
     guard isatty(descriptor) == 1 else {
-      _ = systemClose(descriptor)
+      systemClose(descriptor)
       throw SerialPortError(code: .notASerialPort, port: path, function: "isatty", detail: "not a terminal")
     }
     return descriptor

@@ -1,4 +1,5 @@
 import CSerialPort
+import CallAlertTransport
 
 #if canImport(Glibc)
   import Glibc
@@ -63,6 +64,6 @@ public enum SerialPort {
     let owned = fcntl(handle, F_DUPFD_CLOEXEC, 0)
     guard owned >= 0 else { throw .system("fcntl(F_DUPFD_CLOEXEC)", port: path) }
     port.close()
-    return try DescriptorChannel(taking: FileDescriptor(rawValue: owned), name: path, holdsExclusiveAccess: true)
+    return try DescriptorChannel(exclusivelyHolding: owned, name: path)
   }
 }

@@ -1,4 +1,4 @@
-import CallAlertSerial
+import CallAlertTransport
 import Synchronization
 
 /// Wraps a transport in a simulated wire for real-time use: seeded faults on both directions, and
@@ -107,7 +107,7 @@ final class PacedLine<C: Clock>: Sendable where C.Duration == Duration {
       state.wire.send(bytes, nowMicros: now)
       return state.wire.lineFreeAtMicros
     }
-    guard let lineFree else { throw SerialPortError(code: .closed, port: "shaped line") }
+    guard let lineFree else { throw TransportError.closed("shaped line") }
     ring.yield()
     if lineFree > now + bufferMicros {
       try await clock.sleep(until: origin.advanced(by: .microseconds(lineFree - bufferMicros)), tolerance: nil)

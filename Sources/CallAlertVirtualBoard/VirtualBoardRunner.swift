@@ -1,6 +1,6 @@
 import CallAlertProtocol
 import CallAlertRuntime
-import CallAlertSerial
+import CallAlertTransport
 
 /// Runs a ``VirtualBoard`` in real time over a byte transport (a pseudo-terminal's master side, or an
 /// in-memory pair): bytes from the host are fed as they arrive, and the board is woken exactly at its
@@ -49,7 +49,7 @@ public actor VirtualBoardRunner<C: Clock> where C.Duration == Duration {
           flush()
           reschedule()
         }
-      } catch let error as SerialPortError where error.code == .disconnected {
+      } catch let error as TransportError where error.code == .disconnected {
         return
       }
     }

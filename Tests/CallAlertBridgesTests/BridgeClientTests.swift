@@ -1,6 +1,7 @@
 import CallAlertBridges
 import CallAlertEngine
 import CallAlertSerial
+import CallAlertTransport
 import Clocks
 import Foundation
 import Synchronization

@@ -2,6 +2,7 @@ import CallAlertBoardCore
 import CallAlertProtocol
 import CallAlertSerial
 import CallAlertTestSupport
+import CallAlertTransport
 import CallAlertVirtualBoard
 import Clocks
 import Testing

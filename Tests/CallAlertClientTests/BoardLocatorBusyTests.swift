@@ -1,6 +1,8 @@
 import CallAlertSerial
 import CallAlertTestSupport
+import CallAlertTransport
 import CallAlertVirtualBoard
+import SystemPackage
 import Testing
 
 @testable import CallAlertClient
@@ -17,7 +19,7 @@ struct BoardLocatorBusyTests {
     let board = try PseudoTerminalBoard(board: .init())
     // Hosts come and go on this board, as on a real one: its end must not see a hang-up in between.
     let keepAlive = try PseudoTerminal.holdOpen(slavePath: board.slavePath)
-    defer { keepAlive.close() }
+    defer { try? keepAlive.close() }
     let daemon = try PseudoTerminal.openSlave(board.slavePath)  // what `callalert run` holds
     let probed = await BoardLocator.probe([BoardLocator.Port(path: board.slavePath)], all: false)
     #expect(probed[0].board == nil)

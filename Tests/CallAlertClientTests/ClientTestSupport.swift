@@ -1,7 +1,7 @@
 import CallAlertBoardCore
 import CallAlertClient
 import CallAlertProtocol
-import CallAlertSerial
+import CallAlertTransport
 import CallAlertVirtualBoard
 import Synchronization
 

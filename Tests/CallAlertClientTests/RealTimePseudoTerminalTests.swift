@@ -3,6 +3,7 @@ import CallAlertClient
 import CallAlertProtocol
 import CallAlertSerial
 import CallAlertTestSupport
+import CallAlertTransport
 import CallAlertVirtualBoard
 import Synchronization
 import Testing

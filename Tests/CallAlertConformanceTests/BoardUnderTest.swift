@@ -3,8 +3,10 @@ import CallAlertClient
 import CallAlertProtocol
 import CallAlertQemu
 import CallAlertSerial
+import CallAlertTransport
 import CallAlertVirtualBoard
 import Foundation
+import SystemPackage
 import Testing
 
 /// The two boards the conformance suite runs against.
@@ -168,10 +170,10 @@ final class BoardUnderTest: Sendable {
     case .virtual(let runner, let run, let keepAlive):
       await runner.stop()
       _ = await run.result
-      keepAlive.close()
+      try? keepAlive.close()
     case .qemu(let qemu, let keepAlive, let machine):
       let console = await QemuFirmware.stop(qemu)
-      keepAlive.close()
+      try? keepAlive.close()
       // The firmware reports a fault or a watchdog reset on its debug console before it restarts.
       if console.contains("fault") || console.contains("watchdog") {
         Issue.record("the firmware restarted unexpectedly; its debug console:\n\(console)")

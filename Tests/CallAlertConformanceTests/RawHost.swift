@@ -1,5 +1,6 @@
 import CallAlertProtocol
 import CallAlertSerial
+import CallAlertTransport
 import Foundation
 
 /// A host that speaks frames, not commands: it sends exactly the frames a link scenario gives (any sequence,

@@ -3,11 +3,13 @@ import CallAlertEngine
 import CallAlertProtocol
 import CallAlertSerial
 import CallAlertTestSupport
+import CallAlertTransport
 import CallAlertVirtualBoard
 import Clocks
 import Foundation
 import Logging
 import Synchronization
+import SystemPackage
 import Testing
 
 /// The daemon's hold on its boards: a first handshake that fails, a board that goes deaf mid-ring, a
@@ -21,7 +23,7 @@ struct BoardLinkTests {
     let (master, slavePath) = try PseudoTerminal.open()
     // The board's end must not see a hang-up each time a try closes the port (a real board does not).
     let keepAlive = try PseudoTerminal.holdOpen(slavePath: slavePath)
-    defer { keepAlive.close() }
+    defer { try? keepAlive.close() }
     let (playback, playing) = AsyncStream.makeStream(of: UInt32?.self)
     let board = Mutex<VirtualBoard?>(VirtualBoard())
     board.withLock { $0?.onPlaybackChange = { playing.yield($0) } }
@@ -60,7 +62,8 @@ struct BoardLinkTests {
     #expect(opens.withLock { $0 } >= 3)
     // Open on the port before each try: the keep-alive alone, never a descriptor left by an earlier try.
     #expect(openedBefore.withLock { $0 }.allSatisfy { $0 == 1 }, "at each try: \(openedBefore.withLock { $0 })")
-    #expect(descriptorsOpen(on: slavePath) == 2, "the keep-alive and the session's")
+    // The keep-alive, and the session's two: a channel's write source watches a duplicate descriptor.
+    #expect(descriptorsOpen(on: slavePath) == 3, "the keep-alive and the session's two")
     #expect(log.matching("is busy").isEmpty, "no try found the port held: \(log.matching("is busy"))")
     #expect(await service.boardLinks()["desk"] == "connected")
 

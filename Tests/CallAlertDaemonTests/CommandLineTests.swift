@@ -2,7 +2,9 @@ import CallAlertEngine
 import CallAlertHistory
 import CallAlertSerial
 import CallAlertTestSupport
+import CallAlertTransport
 import Foundation
+import SystemPackage
 import Testing
 
 #if canImport(Glibc)
@@ -41,7 +43,7 @@ struct CommandLineTests {
     let board = try PseudoTerminalBoard()
     // A slave kept open: the board's end sees no hang-up between the two commands.
     let keepAlive = try PseudoTerminal.holdOpen(slavePath: board.slavePath)
-    defer { keepAlive.close() }
+    defer { try? keepAlive.close() }
     let file = FileManager.default.temporaryDirectory.appendingPathComponent("callalert-bad-\(UUID()).yaml").path
     try "version: 1\npatterns:\n  - name: office\n    cadence: UK\n    volume: 180%\n  - name: x\n    rtttl: bad\n"
       .write(toFile: file, atomically: true, encoding: .utf8)

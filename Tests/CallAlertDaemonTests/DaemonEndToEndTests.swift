@@ -3,6 +3,7 @@ import CallAlertDaemon
 import CallAlertProtocol
 import CallAlertSerial
 import CallAlertTestSupport
+import CallAlertTransport
 import CallAlertVirtualBoard
 import Foundation
 import Logging

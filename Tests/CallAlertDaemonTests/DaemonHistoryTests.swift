@@ -1,6 +1,7 @@
 import CallAlertControl
 import CallAlertDaemon
 import CallAlertHistory
+import CallAlertSimulation
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -47,7 +48,8 @@ struct DaemonHistoryTests {
     let (lines, sink) = AsyncStream.makeStream(of: String.self)
     let group = try await Daemon.makeServiceGroup(
       options: DaemonOptions(
-        configPath: setup.config, simulate: true, readStandardInput: false, historyPath: setup.history),
+        configPath: setup.config, simulate: true, readStandardInput: false, historyPath: setup.history
+      ).withVirtualBoards(),
       logger: Logger(label: "test"), eventSink: { sink.yield($0) })
     let running = Task { try await group.run() }
     return (group, lines, running)

@@ -2,6 +2,7 @@ import CallAlertControl
 import CallAlertHistory
 import CallAlertInputs
 import CallAlertProtocol
+import CallAlertSimulation
 import CallAlertTestSupport
 import CallAlertVirtualBoard
 import Foundation
@@ -140,9 +141,9 @@ struct LifecycleTests {
     let runners = Mutex<[VirtualBoardRunner<ContinuousClock>]>([])
     let options = DaemonOptions(
       configPath: folder.config, simulate: true, socketPath: folder.socket, readStandardInput: false,
-      historyPath: folder.history)
-    let group = try await Daemon.$virtualBoardCreated.withValue({ _, runner in runners.withLock { $0.append(runner) } })
-    {
+      historyPath: folder.history
+    ).withVirtualBoards()
+    let group = try await VirtualBoards.$created.withValue({ _, runner in runners.withLock { $0.append(runner) } }) {
       try await Daemon.makeServiceGroup(options: options, logger: Logger(label: "test"), eventSink: { _ in })
     }
     let runner = try #require(runners.withLock { $0.first })
@@ -168,7 +169,8 @@ struct LifecycleTests {
     try "999999\n".write(toFile: folder.history + ".lock", atomically: true, encoding: .utf8)
     let options = DaemonOptions(
       configPath: folder.config, simulate: true, socketPath: folder.socket, readStandardInput: false,
-      historyPath: folder.history)
+      historyPath: folder.history
+    ).withVirtualBoards()
     let first = try await Daemon.makeServiceGroup(options: options, logger: Logger(label: "test"), eventSink: { _ in })
     let running = Task { try await first.run() }
 
@@ -176,7 +178,8 @@ struct LifecycleTests {
       options,
       DaemonOptions(
         configPath: folder.config, simulate: true, socketPath: folder.socket + "2", readStandardInput: false,
-        historyPath: folder.history),
+        historyPath: folder.history
+      ).withVirtualBoards(),
     ] {
       do {
         _ = try await Daemon.makeServiceGroup(options: other, logger: Logger(label: "test"), eventSink: { _ in })

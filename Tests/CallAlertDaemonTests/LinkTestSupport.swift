@@ -3,6 +3,7 @@ import CallAlertEngine
 import CallAlertProtocol
 import CallAlertSerial
 import CallAlertTestSupport
+import CallAlertTransport
 import Clocks
 import Foundation
 import Logging

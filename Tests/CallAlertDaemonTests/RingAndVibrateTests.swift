@@ -4,10 +4,12 @@ import CallAlertPatterns
 import CallAlertProtocol
 import CallAlertSerial
 import CallAlertTestSupport
+import CallAlertTransport
 import CallAlertVirtualBoard
 import Foundation
 import Logging
 import Synchronization
+import SystemPackage
 import Testing
 
 /// A virtual board on a pseudo-terminal driven by an ``AlertService``, with the service's log lines and
@@ -221,7 +223,7 @@ struct PatternNamesEndToEndTests {
     let board = try PseudoTerminalBoard()
     // A slave descriptor held open keeps the pseudo-terminal there between the two daemons.
     let keepAlive = try PseudoTerminal.holdOpen(slavePath: board.slavePath)
-    defer { keepAlive.close() }
+    defer { try? keepAlive.close() }
     let first = try await RingRig(board: board, patternTable: try RingAndVibrateTests.build())
     #expect(await first.waitForLog("flashed family.yaml"))
     await first.stopService()

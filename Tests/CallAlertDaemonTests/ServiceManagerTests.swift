@@ -1,3 +1,4 @@
+import CallAlertSimulation
 import Clocks
 import Dispatch
 import Foundation
@@ -77,7 +78,7 @@ struct ServiceManagerTests {
     let setup = try DaemonEndToEndTests.Setup(port: "auto")
     defer { try? FileManager.default.removeItem(at: setup.directory) }
     let listener = try NotifySocket()
-    let options = DaemonOptions(configPath: setup.config, simulate: true, readStandardInput: false)
+    let options = DaemonOptions(configPath: setup.config, simulate: true, readStandardInput: false).withVirtualBoards()
     let daemon = Task {
       try await Daemon.run(
         options: options, logger: Logger(label: "test"), signals: [],

@@ -3,11 +3,13 @@ import CallAlertEngine
 import CallAlertProtocol
 import CallAlertSerial
 import CallAlertTestSupport
+import CallAlertTransport
 import CallAlertVirtualBoard
 import Dispatch
 import Foundation
 import Logging
 import Synchronization
+import SystemPackage
 import Testing
 
 /// The cable is pulled while a call rings and the caller hangs up before it is plugged in again.
@@ -35,7 +37,7 @@ struct UnplugTests {
     let board = try PseudoTerminalBoard()
     // Keep a slave descriptor open, so that the board's end sees no hang-up while the cable is out.
     let keepAlive = try PseudoTerminal.holdOpen(slavePath: board.slavePath)
-    defer { keepAlive.close() }
+    defer { try? keepAlive.close() }
     let cable = Cable(path: board.slavePath)
     let service = AlertService(
       configuration: EngineConfiguration(boards: [AlertBoard(name: "desk")], defaultPattern: .named("DE")),

@@ -1,3 +1,5 @@
+import CallAlertTransport
+import SystemPackage
 import Testing
 
 @testable import CallAlertSerial
@@ -10,7 +12,7 @@ import Testing
 @Suite struct PortHolderTests {
   @Test func aPortHeldInThisProcessIsBusyAndNamesThisProcess() throws {
     let (master, slavePath) = try PseudoTerminal.open()
-    defer { master.close() }
+    defer { try? master.close() }
     let holder = try PseudoTerminal.openSlave(slavePath)
     defer { holder.close() }
     let error = #expect(throws: SerialPortError.self) { _ = try SerialPort.open(slavePath) }

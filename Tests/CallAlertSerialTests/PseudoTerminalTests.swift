@@ -1,4 +1,6 @@
 import CSerialPort
+import CallAlertTransport
+import SystemPackage
 import Testing
 
 @testable import CallAlertSerial
@@ -128,7 +130,7 @@ struct PseudoTerminalTests {
   @Test("a write waiting for room fails with .closed when the channel closes")
   func pendingWriteFailsOnClose() async throws {
     let (masterDescriptor, slavePath) = try PseudoTerminal.open()
-    defer { masterDescriptor.close() }
+    defer { try? masterDescriptor.close() }
     let slave = try PseudoTerminal.openSlave(slavePath)
     let (blocked, signal) = AsyncStream.makeStream(of: Void.self)
     slave.observeWouldBlock { signal.yield() }
@@ -173,9 +175,9 @@ struct PseudoTerminalTests {
   @Test("the slave is marked exclusive (TIOCEXCL) while open, and the mark is cleared when it is released")
   func exclusiveMarkIsCleared() async throws {
     let (masterDescriptor, slavePath) = try PseudoTerminal.open()
-    defer { masterDescriptor.close() }
+    defer { try? masterDescriptor.close() }
     let observer = try PseudoTerminal.holdOpen(slavePath: slavePath)  // sees the tty's flags, takes no lock
-    defer { observer.close() }
+    defer { try? observer.close() }
     #expect(callalert_is_exclusive(observer.rawValue) == 0)
 
     let slave = try PseudoTerminal.openSlave(slavePath)
@@ -227,7 +229,7 @@ struct PseudoTerminalTests {
   func heldSlaveKeepsMasterAlive() async throws {
     let (masterDescriptor, slavePath) = try PseudoTerminal.open()
     let keepAlive = try PseudoTerminal.holdOpen(slavePath: slavePath)
-    defer { keepAlive.close() }
+    defer { try? keepAlive.close() }
     let board = try DescriptorChannel(taking: masterDescriptor, name: "board")
     defer { board.close() }
     var atBoard = board.incoming.makeAsyncIterator()
@@ -264,7 +266,7 @@ struct PseudoTerminalTests {
     }
     tcsetattr(raw, TCSANOW, &settings)
 
-    let slave = try DescriptorChannel(taking: FileDescriptor(rawValue: raw), name: slavePath)
+    let slave = try DescriptorChannel(takingTerminal: FileDescriptor(rawValue: raw), name: slavePath)
     defer { slave.close() }
     var fromMaster = slave.incoming.makeAsyncIterator()
     try await master.write([0x10])

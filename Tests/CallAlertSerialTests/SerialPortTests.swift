@@ -1,4 +1,6 @@
 import CSerialPort
+import CallAlertTransport
+import SystemPackage
 import Testing
 
 @testable import CallAlertSerial
@@ -33,7 +35,7 @@ struct SerialPortTests {
   @Test("libserialport 0.1.1 cannot look up a pseudo-terminal, which is why they take their own path")
   func libserialportRefusesPseudoTerminals() throws {
     let (master, slavePath) = try PseudoTerminal.open()
-    defer { master.close() }
+    defer { try? master.close() }
     let error = serialPortError { _ = try LibSerialPort.Port(name: slavePath, displayName: slavePath) }
     #expect(error?.code == .notASerialPort)
     #expect(error?.libserialportResult != nil)

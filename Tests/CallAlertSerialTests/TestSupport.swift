@@ -1,3 +1,5 @@
+import CallAlertTransport
+
 @testable import CallAlertSerial
 
 /// Every byte value, then a run of NULs (the protocol's frame delimiter), then every value backwards.
@@ -39,6 +41,9 @@ extension AsyncThrowingStream.Iterator where Element == [UInt8], Failure == any 
       return (bytes, .finished)
     } catch let error as SerialPortError {
       return (bytes, .failed(error.code, port: error.port))
+    } catch let error as TransportError {
+      let error = SerialPortError(error)  // a channel's failure, in the opener's terms
+      return (bytes, .failed(error.code, port: error.port))
     } catch {
       return (bytes, .otherError("\(error)"))
     }
@@ -51,7 +56,7 @@ func serialPortError(_ body: () throws -> Void) -> SerialPortError? {
     try body()
     return nil
   } catch {
-    return error as? SerialPortError
+    return error as? SerialPortError ?? (error as? TransportError).map(SerialPortError.init)
   }
 }
 
@@ -61,7 +66,7 @@ func serialPortError(_ body: () async throws -> Void) async -> SerialPortError? 
     try await body()
     return nil
   } catch {
-    return error as? SerialPortError
+    return error as? SerialPortError ?? (error as? TransportError).map(SerialPortError.init)
   }
 }
 

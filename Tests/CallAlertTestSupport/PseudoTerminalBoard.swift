@@ -1,4 +1,5 @@
 import CallAlertSerial
+import CallAlertTransport
 import CallAlertVirtualBoard
 
 /// A virtual board in real time behind a pseudo-terminal: the host opens ``slavePath`` as it would a USB

@@ -1,4 +1,5 @@
 import CallAlertSerial
+import CallAlertTransport
 import Synchronization
 
 /// A transport on the board's side whose wire can go silent both ways: while silent, nothing the host

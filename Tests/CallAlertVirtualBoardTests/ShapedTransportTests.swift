@@ -1,4 +1,4 @@
-import CallAlertSerial
+import CallAlertTransport
 import Clocks
 import Synchronization
 import Testing
@@ -77,7 +77,7 @@ import Testing
     #expect(shaped.injected.total == 0)
     shaped.close()
     #expect(try await back.next() == nil, "the shaped stream ends after a local close")
-    await #expect(throws: SerialPortError.self) { try await shaped.write([4]) }
+    await #expect(throws: TransportError.self) { try await shaped.write([4]) }
   }
 
   @Test func theFarEndHangingUpEndsTheIncomingStreamWithItsError() async throws {
@@ -86,7 +86,7 @@ import Testing
     try await far.write([7])
     far.close()
     var received: [UInt8] = []
-    let error = await #expect(throws: SerialPortError.self) {
+    let error = await #expect(throws: TransportError.self) {
       for try await chunk in shaped.incoming { received += chunk }
     }
     #expect(received == [7], "bytes sent before the hang-up are delivered first")

@@ -1,8 +1,10 @@
 import CallAlertBoardCore
 import CallAlertProtocol
 import CallAlertSerial
+import CallAlertTransport
 import CallAlertVirtualBoard
 import Synchronization
+import SystemPackage
 
 /// What a virtual board did, each change stamped with ``ContinuousClock`` in the callback that reports it
 /// (``VirtualHardware/onChange`` and ``VirtualBoard/onPlaybackChange``, on the board runner's executor), so the
@@ -147,6 +149,6 @@ final class ProbedBoard: Sendable {
   func stop() async {
     await runner.stop()
     _ = await task.result
-    keepAlive?.close()
+    try? keepAlive?.close()
   }
 }

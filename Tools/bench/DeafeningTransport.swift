@@ -1,4 +1,4 @@
-import CallAlertSerial
+import CallAlertTransport
 import Synchronization
 
 /// A board's end of the line that can go deaf and mute on command: while ``deaf`` is set, bytes from the host

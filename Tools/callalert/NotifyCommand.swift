@@ -3,6 +3,7 @@ import CallAlertControl
 import CallAlertDaemon
 import CallAlertEngine
 import CallAlertInputs
+import CallAlertSimulation
 import Foundation
 
 /// Where the daemon's socket is: --socket, or the config's, or the default.

@@ -1,6 +1,8 @@
 import ArgumentParser
 import CallAlertDaemon
 import CallAlertInputs
+import CallAlertSerial
+import CallAlertSimulation
 import Logging
 
 extension CallAlertCommand {
@@ -43,9 +45,10 @@ extension CallAlertCommand {
     func run() async throws {
       // Under systemd the journal stamps lines itself: DaemonLogging then drops the timestamp.
       DaemonLogging.bootstrap(level: logLevel ?? (verbose ? .debug : .info))
-      let options = DaemonOptions(
+      var options = DaemonOptions(
         configPath: config, port: port.port, simulate: simulate, socketPath: socket, events: events,
         readStandardInput: !noStdin, baudRate: port.baud, historyPath: history)
+      if simulate { options.boardSource = .virtualBoards() }
       do {
         try await Daemon.run(options: options, logger: Logger(label: "callalert"))
       } catch let error as DaemonStartError {

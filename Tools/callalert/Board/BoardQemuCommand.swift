@@ -2,6 +2,7 @@ import ArgumentParser
 import CallAlertQemu
 import CallAlertSerial
 import Foundation
+import SystemPackage
 
 extension CallAlertCommand.Board {
   /// `callalert board qemu`: the Embedded Swift firmware in QEMU, its UART behind a pseudo-terminal.
@@ -70,7 +71,7 @@ extension CallAlertCommand.Board {
       }
       defer {
         if let link { try? FileManager.default.removeItem(atPath: link) }
-        keepAlive.close()
+        try? keepAlive.close()
       }
       FileHandle.standardError.write(
         Data(

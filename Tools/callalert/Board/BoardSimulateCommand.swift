@@ -3,9 +3,11 @@ import CallAlertBoardCore
 import CallAlertClient
 import CallAlertProtocol
 import CallAlertSerial
+import CallAlertTransport
 import CallAlertVirtualBoard
 import Dispatch
 import Foundation
+import SystemPackage
 
 extension CallAlertCommand.Board {
   /// `callalert board simulate`: the board's firmware core behind a pseudo-terminal.
@@ -81,7 +83,7 @@ extension CallAlertCommand.Board {
       if let link { try makeLink(link, to: slavePath) }
       defer {
         if let link { try? FileManager.default.removeItem(atPath: link) }
-        keepAlive.close()
+        try? keepAlive.close()
       }
 
       let display = StatusDisplay(timelinePath: timeline)

@@ -1,6 +1,5 @@
+import CallAlertTransport
 import Testing
-
-@testable import CallAlertSerial
 
 @Suite("In-memory transport and the shared ByteTransport semantics", .timeLimit(.minutes(1)))
 struct MemoryTransportTests {
@@ -34,13 +33,13 @@ struct MemoryTransportTests {
     let (bytes, end) = await atB.drain()
     #expect(bytes == [9])
     #expect(end == .failed(.disconnected, port: "board"))
-    #expect(await serialPortError { try await a.write([1]) }?.code == .closed)
-    #expect(await serialPortError { try await b.write([1]) }?.code == .disconnected)
+    #expect(await transportError { try await a.write([1]) }?.code == .closed)
+    #expect(await transportError { try await b.write([1]) }?.code == .disconnected)
     b.close()
   }
 
   enum Kind: String, CaseIterable, CustomTestStringConvertible {
-    case memory, pseudoTerminal
+    case memory, socketPair
     var testDescription: String { rawValue }
   }
 
@@ -49,9 +48,8 @@ struct MemoryTransportTests {
     switch kind {
     case .memory:
       return MemoryTransport.pair()
-    case .pseudoTerminal:
-      let pair = try PseudoTerminalPair()
-      return (pair.master, pair.slave)
+    case .socketPair:
+      return try socketPairChannels()
     }
   }
 
@@ -74,7 +72,7 @@ struct MemoryTransportTests {
       Issue.record("the far end should see a disconnect, saw \(end)")
       return
     }
-    #expect(await serialPortError { try await near.write([1]) }?.code == .closed)
-    #expect(await serialPortError { try await far.write([1]) }?.code == .disconnected)
+    #expect(await transportError { try await near.write([1]) }?.code == .closed)
+    #expect(await transportError { try await far.write([1]) }?.code == .disconnected)
   }
 }

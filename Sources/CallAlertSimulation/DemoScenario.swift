@@ -1,6 +1,7 @@
+import CallAlertDaemon
 import CallAlertEngine
 import CallAlertProtocol
-import CallAlertSerial
+import CallAlertTransport
 import CallAlertVirtualBoard
 import Foundation
 import Logging

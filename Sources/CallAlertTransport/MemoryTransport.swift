@@ -4,9 +4,9 @@ import Foundation
 ///
 /// It keeps the ``ByteTransport`` semantics of ``DescriptorChannel``: bytes written on one end arrive on the
 /// other's ``incoming`` in order, in the chunks they were written; ``close()`` ends this end's stream normally
-/// and the other end's by throwing ``SerialPortError`` with code ``SerialPortError/Code/disconnected`` (after
-/// the bytes already sent); writing after a close throws ``SerialPortError/Code/closed`` on the closed end and
-/// ``SerialPortError/Code/disconnected`` on the other. Writes never wait: the pipe has no capacity limit.
+/// and the other end's by throwing ``TransportError`` with code ``TransportError/Code/disconnected`` (after
+/// the bytes already sent); writing after a close throws ``TransportError/Code/closed`` on the closed end and
+/// ``TransportError/Code/disconnected`` on the other. Writes never wait: the pipe has no capacity limit.
 ///
 /// ```swift
 /// let (host, board) = MemoryTransport.pair()
@@ -47,9 +47,9 @@ public final class MemoryTransport: ByteTransport, @unchecked Sendable {
 
   /// Delivers `bytes` to the other end.
   ///
-  /// - Throws: ``SerialPortError`` with code ``SerialPortError/Code/closed`` after this end's ``close()``,
-  ///   ``SerialPortError/Code/disconnected`` after the other end's.
-  public func write(_ bytes: [UInt8]) async throws(SerialPortError) {
+  /// - Throws: ``TransportError`` with code ``TransportError/Code/closed`` after this end's ``close()``,
+  ///   ``TransportError/Code/disconnected`` after the other end's.
+  public func write(_ bytes: [UInt8]) async throws(TransportError) {
     try link.send(bytes, from: side)
   }
 
@@ -76,10 +76,10 @@ private final class Link: @unchecked Sendable {
     }
   }
 
-  func send(_ bytes: [UInt8], from side: Int) throws(SerialPortError) {
+  func send(_ bytes: [UInt8], from side: Int) throws(TransportError) {
     let peer = 1 - side
     // Yield under the lock: it only enqueues, and it keeps chunks from concurrent writers in one order.
-    let failure: SerialPortError? = lock.withLock {
+    let failure: TransportError? = lock.withLock {
       if closed[side] { return .closed(names[side]) }
       if closed[peer] { return .disconnected(names[side]) }
       if !bytes.isEmpty { continuations[peer]?.yield(bytes) }
@@ -98,6 +98,6 @@ private final class Link: @unchecked Sendable {
     // Finish outside the lock: finish() runs the streams' onTermination handlers, which may call close().
     guard let ends else { return }
     ends.own?.finish()
-    ends.peer?.finish(throwing: SerialPortError.disconnected(ends.peerName))
+    ends.peer?.finish(throwing: TransportError.disconnected(ends.peerName))
   }
 }

@@ -5,10 +5,10 @@
 ///
 /// The semantics every implementation keeps:
 /// - ``incoming`` yields the bytes in order, then ends: normally after a local ``close()``, or by throwing
-///   a ``SerialPortError`` with code ``SerialPortError/Code/disconnected`` when the far end went away.
+///   a ``TransportError`` with code ``TransportError/Code/disconnected`` when the far end went away.
 ///   Bytes that arrived before the hang-up are delivered before the error.
 /// - ``write(_:)`` returns once every byte was handed to the operating system (or the peer), and throws
-///   ``SerialPortError/Code/closed`` after a local close, ``SerialPortError/Code/disconnected`` after a
+///   ``TransportError/Code/closed`` after a local close, ``TransportError/Code/disconnected`` after a
 ///   hang-up. Concurrent writes are never interleaved: each one's bytes go out contiguously.
 /// - ``close()`` is idempotent, never blocks, and fails writes that are still waiting.
 public protocol ByteTransport: AnyObject, Sendable {
