@@ -131,7 +131,7 @@ let package = Package(
       name: "CallAlertDoctor",
       dependencies: [
         "CallAlertInputs", "CallAlertControl", "CallAlertDaemon", "CallAlertClient", "CallAlertPatterns",
-        "CallAlertProtocol", "CallAlertSerial", "CallAlertBridges",
+        "CallAlertProtocol", "CallAlertTransport", "CallAlertSerial", "CallAlertBridges",
       ],
       swiftSettings: strictSettings),
     .target(name: "CBuildInfo"),

@@ -4,6 +4,7 @@ import CallAlertControl
 import CallAlertDaemon
 import CallAlertProtocol
 import CallAlertSerial
+import CallAlertTransport
 import Foundation
 
 #if canImport(Glibc)
