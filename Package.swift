@@ -212,7 +212,9 @@ let package = Package(
     ),
     .testTarget(
       name: "CallAlertInputsTests",
-      dependencies: ["CallAlertInputs", "CallAlertControl", "CallAlertEngine", "CallAlertProtocol", "CallAlertBridges"],
+      dependencies: [
+        "CallAlertInputs", "CallAlertControl", "CallAlertEngine", "CallAlertProtocol", "CallAlertBridges",
+      ],
       swiftSettings: strictSettings
     ),
     .testTarget(
