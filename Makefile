@@ -42,6 +42,7 @@ test: deps revision
 	$(SWIFT) test --skip-build --skip RealTime
 	$(SWIFT) test --skip-build --filter RealTime
 	@Tools/scripts/firmware-check.sh
+	@Tools/scripts/check-architecture.sh
 	@if [ "$${CALLALERT_SKIP_INSTALL_TESTS:-0}" != 1 ]; then BUILD_CONFIG=debug Tools/scripts/test-install.sh; fi
 
 ## install: build (release, BUILD_CONFIG=debug for a quick one) and install into $(DESTDIR)$(PREFIX): the binary,
