@@ -155,9 +155,8 @@ public final class CallHistory: Sendable {
               """,
             arguments: [date, reason.rawValue, rowID])
         } else {
-          try Self.insert(
-            db, call, at: date, outcome: reason == .cap || reason == .unanswered ? .missed : .suppressed, reason: reason.rawValue, endedAt: date,
-            missed: true)
+          let outcome: CallOutcome = reason == .cap || reason == .unanswered ? .missed : .suppressed
+          try Self.insert(db, call, at: date, outcome: outcome, reason: reason.rawValue, endedAt: date, missed: true)
         }
       case .missedAcknowledged:
         try db.execute(

@@ -78,24 +78,14 @@ struct BoardLinkTests {
   /// A board whose wire goes silent mid-ring: within one lease `status` shows it unresponsive and a line is
   /// logged; when the wire comes back it is re-handshaken and the PLAY sent again: its buzzer runs again.
   @Test func aDeafBoardIsMarkedUnresponsiveAndRingsAgainWhenItAnswers() async throws {
-    let clock = TestClock()
-    let (hostEnd, boardEnd) = MemoryTransport.pair()
-    let line = SilenceableLine(wrapping: boardEnd)
-    let virtual = VirtualBoard()
-    let token = Mutex<UInt32?>(nil)
-    virtual.onPlaybackChange = { new in token.withLock { $0 = new } }
-    let runner = VirtualBoardRunner(board: virtual, transport: line, clock: clock)
-    let boardTask = Task { try await runner.run() }
-    let handed = HandOut(hostEnd)
-    let log = CapturedLog()
-    let service = AlertService(
-      configuration: EngineConfiguration(boards: [AlertBoard(name: "desk")], defaultPattern: .named("DE")),
-      connectors: ["desk": { try handed.take() }], clock: clock, logger: log.logger)
-    let running = Task { await service.run() }
+    let rig = DeafBoardRig()
+    let (clock, line, token, runner, service, log) = (
+      rig.clock, rig.line, rig.playing, rig.runner, rig.service, rig.log
+    )
     #expect(await advance(clock, within: .seconds(2)) { await service.boardLinks()["desk"] == "connected" } != nil)
 
     await service.submit(.call(IncomingCall(id: "c1")))
-    #expect(await advance(clock, within: .seconds(2)) { token.withLock { $0 } != nil } != nil, "it rings")
+    #expect(await advance(clock, within: .seconds(2)) { token.value != nil } != nil, "it rings")
     #expect(await service.snapshot().activeCalls.first?.playingOn == ["desk"])
 
     line.silence(true)
@@ -106,12 +96,12 @@ struct BoardLinkTests {
     #expect(snapshot.activeCalls.first?.playingOn == [], "a silent board is not reported as playing")
     #expect(log.matching("board desk not answering").count == 1)
     // The board's lease runs out: it stops by itself.
-    #expect(await advance(clock, within: .seconds(5)) { token.withLock { $0 } == nil } != nil)
+    #expect(await advance(clock, within: .seconds(5)) { token.value == nil } != nil)
 
     let quietAt = await runner.nowMs
     line.silence(false)
     let back = await advance(clock, within: .seconds(10)) {
-      await service.boardLinks()["desk"] == "connected" && token.withLock { $0 } != nil
+      await service.boardLinks()["desk"] == "connected" && token.value != nil
     }
     #expect(back != nil, "re-handshaken and the PLAY sent again")
     #expect(log.matching("board desk answers again").count == 1)
@@ -122,10 +112,7 @@ struct BoardLinkTests {
     }
     #expect(rangAgain != nil, "the buzzer runs again")
 
-    running.cancel()
-    _ = await running.value
-    await runner.stop()
-    _ = await boardTask.result
+    await rig.shutDown()
   }
 
   /// The board goes deaf just as a call comes: its PLAY goes unanswered through every retry. That says what a
@@ -133,20 +120,10 @@ struct BoardLinkTests {
   /// plays there. (Before, the failed PLAY left the board idle, and the idle PING that then got its answer
   /// never brought the call back: the chaos soak's deaf board stayed silent for the rest of the call.)
   @Test func aPlayLostToADeafBoardIsPlayedAgainWhenItAnswers() async throws {
-    let clock = TestClock()
-    let (hostEnd, boardEnd) = MemoryTransport.pair()
-    let line = SilenceableLine(wrapping: boardEnd)
-    let virtual = VirtualBoard()
-    let token = Mutex<UInt32?>(nil)
-    virtual.onPlaybackChange = { new in token.withLock { $0 = new } }
-    let runner = VirtualBoardRunner(board: virtual, transport: line, clock: clock)
-    let boardTask = Task { try await runner.run() }
-    let handed = HandOut(hostEnd)
-    let log = CapturedLog()
-    let service = AlertService(
-      configuration: EngineConfiguration(boards: [AlertBoard(name: "desk")], defaultPattern: .named("DE")),
-      connectors: ["desk": { try handed.take() }], clock: clock, logger: log.logger)
-    let running = Task { await service.run() }
+    let rig = DeafBoardRig()
+    let (clock, line, token, runner, service, log) = (
+      rig.clock, rig.line, rig.playing, rig.runner, rig.service, rig.log
+    )
     #expect(await advance(clock, within: .seconds(2)) { await service.boardLinks()["desk"] == "connected" } != nil)
 
     line.silence(true)
@@ -154,15 +131,12 @@ struct BoardLinkTests {
     let failed = await advance(clock, within: .seconds(5)) { !log.matching("failed: PLAY got no answer").isEmpty }
     #expect(failed != nil, "the PLAY went unanswered")
     line.silence(false)
-    let rang = await advance(clock, within: .seconds(10)) { token.withLock { $0 } != nil }
+    let rang = await advance(clock, within: .seconds(10)) { token.value != nil }
     #expect(rang != nil, "the call plays once the board answers again")
     #expect(log.matching("board desk not answering").count == 1)
     #expect(await service.snapshot().activeCalls.first?.playingOn == ["desk"])
 
-    running.cancel()
-    _ = await running.value
-    await runner.stop()
-    _ = await boardTask.result
+    await rig.shutDown()
   }
 
   /// The PLAY is refused (and so is the built-in ring tried instead): the call is not reported as playing
@@ -253,5 +227,49 @@ struct BoardLinkTests {
     #expect(log.matching("more times in the last 10 s").count >= 1)
 
     await rig.shutDown()
+  }
+}
+
+/// The token a virtual board plays, as its playback callback reports it.
+final class PlayingToken: Sendable {
+  private let current = Mutex<UInt32?>(nil)
+  var value: UInt32? { current.withLock { $0 } }
+  func set(_ token: UInt32?) { current.withLock { $0 = token } }
+}
+
+/// A virtual board behind a line that can go silent both ways, with the daemon's alert service, on one
+/// TestClock: the rig of the deaf-board tests.
+struct DeafBoardRig {
+  let clock = TestClock()
+  let line: SilenceableLine
+  let playing = PlayingToken()
+  let runner: VirtualBoardRunner<TestClock<Duration>>
+  let service: AlertService<TestClock<Duration>>
+  let log = CapturedLog()
+  private let boardTask: Task<Void, any Error>
+  private let running: Task<Void, Never>
+
+  init() {
+    let (hostEnd, boardEnd) = MemoryTransport.pair()
+    line = SilenceableLine(wrapping: boardEnd)
+    let virtual = VirtualBoard()
+    let playing = self.playing
+    virtual.onPlaybackChange = { playing.set($0) }
+    let runner = VirtualBoardRunner(board: virtual, transport: line, clock: clock)
+    self.runner = runner
+    boardTask = Task { try await runner.run() }
+    let handed = HandOut(hostEnd)
+    let service = AlertService(
+      configuration: EngineConfiguration(boards: [AlertBoard(name: "desk")], defaultPattern: .named("DE")),
+      connectors: ["desk": { try handed.take() }], clock: clock, logger: log.logger)
+    self.service = service
+    running = Task { await service.run() }
+  }
+
+  func shutDown() async {
+    running.cancel()
+    _ = await running.value
+    await runner.stop()
+    _ = await boardTask.result
   }
 }
