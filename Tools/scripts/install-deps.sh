@@ -14,6 +14,18 @@ if [ "${CALLALERT_SKIP_INSTALL_TESTS:-0}" != 1 ]; then
   command -v systemd-analyze >/dev/null 2>&1 || missing+=(systemd)
   command -v groff >/dev/null 2>&1 || missing+=(groff-base)
 fi
+# The call sources' libraries (SIP: sofia-sip; MQTT: libmosquitto) and their real peers for the tests:
+# SIPp (sip-tester) and baresip place calls, mosquitto is the broker with its command-line clients, wrk loads
+# the HTTP API in make bench.
+pkg-config --exists sofia-sip-ua 2>/dev/null || missing+=(libsofia-sip-ua-dev)
+[ -f /usr/include/mosquitto.h ] || missing+=(libmosquitto-dev)
+if [ "${CALLALERT_SKIP_PEERS:-0}" != 1 ]; then
+  command -v sipp >/dev/null 2>&1 || missing+=(sip-tester)
+  command -v baresip >/dev/null 2>&1 || missing+=(baresip)
+  command -v mosquitto >/dev/null 2>&1 && [ -x /usr/sbin/mosquitto ] || missing+=(mosquitto)
+  command -v mosquitto_sub >/dev/null 2>&1 || missing+=(mosquitto-clients)
+  command -v wrk >/dev/null 2>&1 || missing+=(wrk)
+fi
 command -v swift >/dev/null 2>&1 || {
   echo "error: no Swift toolchain on PATH; install Swift 6.1 or later from swift.org" >&2
   exit 1
@@ -21,15 +33,22 @@ command -v swift >/dev/null 2>&1 || {
 
 # Test-only: PyPI fritzconnection's call monitor reads the tests' fake FRITZ!Box as an independent client
 # (Tools/scripts/check-fritzmonitor.py); without it that one test is skipped, saying so.
-if command -v python3 >/dev/null 2>&1 && ! python3 -c "import fritzconnection" 2>/dev/null; then
+# schemathesis checks the HTTP API against docs/openapi.yaml; paho-mqtt is an independent MQTT client.
+pip_install() {  # module name, package name
+  python3 -c "import $1" 2>/dev/null && return 0
   if python3 -m pip --version >/dev/null 2>&1; then
-    echo "installing (pip, for the tests): fritzconnection"
-    python3 -m pip install --quiet --disable-pip-version-check fritzconnection \
-      || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages fritzconnection \
-      || echo "warning: pip could not install fritzconnection; the fritzconnection check will be skipped" >&2
+    echo "installing (pip, for the tests): $2"
+    python3 -m pip install --quiet --disable-pip-version-check "$2" \
+      || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages "$2" \
+      || echo "warning: pip could not install $2; the checks that use it will be skipped, saying so" >&2
   else
-    echo "note: python3 has no pip; the fritzconnection check will be skipped (apt-get install python3-pip)" >&2
+    echo "note: python3 has no pip; the checks that use $2 will be skipped (apt-get install python3-pip)" >&2
   fi
+}
+if command -v python3 >/dev/null 2>&1; then
+  pip_install fritzconnection fritzconnection
+  pip_install schemathesis schemathesis
+  pip_install paho.mqtt paho-mqtt
 fi
 
 [ ${#missing[@]} -eq 0 ] && exit 0
