@@ -22,7 +22,7 @@ pkg-config --exists sofia-sip-ua 2>/dev/null || missing+=(libsofia-sip-ua-dev)
 if [ "${CALLALERT_SKIP_PEERS:-0}" != 1 ]; then
   command -v sipp >/dev/null 2>&1 || missing+=(sip-tester)
   command -v baresip >/dev/null 2>&1 || missing+=(baresip)
-  command -v mosquitto >/dev/null 2>&1 && [ -x /usr/sbin/mosquitto ] || missing+=(mosquitto)
+  [ -x /usr/sbin/mosquitto ] || command -v mosquitto >/dev/null 2>&1 || missing+=(mosquitto)
   command -v mosquitto_sub >/dev/null 2>&1 || missing+=(mosquitto-clients)
   command -v wrk >/dev/null 2>&1 || missing+=(wrk)
 fi
