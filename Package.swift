@@ -30,6 +30,7 @@ let package = Package(
     // Portable (standard library only; also compiled as Embedded Swift by `make firmware-check`).
     // On the host only, the codec's CRC-32C uses the CPU's instruction through this C shim (checked at run time).
     .target(name: "CCallAlertCRC32C"),
+    .target(name: "CCallAlertEpoll"),
     .target(name: "CallAlertProtocol", dependencies: ["CCallAlertCRC32C"], swiftSettings: strictSettings),
     .target(name: "CallAlertBoardCore", dependencies: ["CallAlertProtocol"], swiftSettings: strictSettings),
 
@@ -54,7 +55,8 @@ let package = Package(
 
     // Host: byte transports (the protocol, the in-memory pair, the descriptor channel); no serial-port code.
     .target(
-      name: "CallAlertTransport", dependencies: [.product(name: "SystemPackage", package: "swift-system")],
+      name: "CallAlertTransport",
+      dependencies: ["CCallAlertEpoll", .product(name: "SystemPackage", package: "swift-system")],
       swiftSettings: strictSettings),
 
     // Host: the serial ports (libserialport, termios, pseudo-terminals), opened into descriptor channels.

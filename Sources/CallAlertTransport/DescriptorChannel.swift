@@ -1,87 +1,81 @@
-import Dispatch
+import Synchronization
 import SystemPackage
 
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Musl)
   import Musl
-#elseif canImport(Darwin)
-  import Darwin
 #endif
 
 /// The one event-driven I/O path for every descriptor-backed transport: real serial ports, pseudo-terminal
-/// slaves and masters, socket pairs, or any other non-blocking descriptor.
+/// slaves and masters, sockets, or any other non-blocking descriptor that epoll(7) can watch.
 ///
-/// The channel owns the descriptor. A `DispatchSourceRead` wakes it only when the kernel reports the descriptor
-/// readable (or hung up); there is no timer and no polling loop, so an idle connection costs no CPU. Received
-/// bytes are delivered on ``incoming`` in the chunks read(2) returned. Writes go out in order and whole: when
-/// the kernel's buffer is full (EAGAIN) the channel resumes its `DispatchSourceWrite` and waits for it to report
-/// room, never sleeps.
+/// The channel owns the descriptor. The process's ``DescriptorEventLoop`` (one thread in epoll_wait) wakes it
+/// only when the kernel reports the descriptor readable, writable while a write waits, or hung up; there is no
+/// timer and no polling loop, so an idle connection costs no CPU and no wake-ups. Received bytes are read on
+/// the loop's thread and delivered on ``incoming`` in the chunks read(2) returned.
 ///
-/// Hang-up detection: a readable descriptor that reads 0 bytes, or a read or write that fails with EIO, ENXIO,
-/// EPIPE or ECONNRESET (a pseudo-terminal or socket whose other side closed, an unplugged USB device), ends
-/// ``incoming`` by throwing ``TransportError`` with code ``TransportError/Code/disconnected``, after any bytes
-/// that arrived before it. The descriptor is then released at once: holding a dead USB tty open would make the
-/// board come back under a new name (`ttyACM1`) when it is plugged in again.
+/// Writes go out in order and whole, from the writer's own thread: a write that finds nothing queued calls
+/// write(2) at once and returns without suspending when the kernel took every byte (the common case: a frame
+/// is far smaller than a terminal's or socket's buffer). Only when the kernel's buffer is full (EAGAIN) is the
+/// rest queued; the channel then asks the loop to report room, and the loop's thread writes the queue out and
+/// resumes the waiting writers. It never sleeps.
 ///
-/// Lifetime of the descriptor, the rules that keep dispatch and close(2) apart:
-/// - Both dispatch sources, one read and one write, are made once, when the channel opens, and live until it
-///   ends. The write source is suspended while nothing waits for room and resumed when a write meets EAGAIN;
-///   it is never cancelled and re-made per write, so no cancelled-but-not-yet-unregistered source is ever
-///   left behind on a descriptor that is still in use.
-/// - The write source watches a duplicate of the descriptor (same open file, another number). libdispatch on
-///   Linux keeps one epoll registration per descriptor number for all its sources and re-arms it after each
-///   event; with a read and a write source on one number, a hang-up under load could leave it disarmed, and
-///   the channel waited for ever (the stress test in CallAlertTransportTests found it: rarely with write
-///   sources made per write, in about a third of runs of 20 000 pairs with one kept on the same number). One
-///   source per number keeps their registrations apart.
-/// - Ending (``close()``, a hang-up or a failure) cancels both sources, on the channel's queue, once. Both
-///   descriptors are closed only in the cancel handler of the last of the two to run: by then libdispatch has
-///   unregistered both, so no source can touch them, and their numbers may be reused at once.
-/// - Nothing else closes the descriptor, and nothing reads or writes it after ending began.
+/// Hang-up detection: a readable descriptor that reads 0 bytes, a hang-up or error event with nothing to read,
+/// or a read or write that fails with EIO, ENXIO, EPIPE or ECONNRESET (a pseudo-terminal or socket whose other
+/// side closed, an unplugged USB device), ends ``incoming`` by throwing ``TransportError`` with code
+/// ``TransportError/Code/disconnected``, after any bytes that arrived before it. The descriptor is then
+/// released at once: holding a dead USB tty open would make the board come back under a new name (`ttyACM1`)
+/// when it is plugged in again.
 ///
-/// While open, the channel keeps itself alive through its dispatch sources, like a NIO channel on its event
-/// loop; ending lets it go. ``incoming`` finishes only after the descriptor is closed, so when a reader sees
-/// the stream end the port can be opened again straight away (the exclusive lock is gone). Cancelling the task
-/// that iterates ``incoming`` closes the channel, since nobody would read again.
+/// Lifetime of the descriptor, the rules that keep the event loop and close(2) apart:
+/// - Every use of the descriptor (read, write, the epoll registration's changes) happens under the channel's
+///   lock while the channel is open.
+/// - Ending (``close()``, a hang-up or a failure) happens once, under the same lock: it deletes the epoll
+///   registration, runs `beforeClose`, and closes the descriptor before the lock is let go. So nothing reads or
+///   writes the descriptor after it is closed, and when its number is reused by the next open, no event meant
+///   for this channel can reach the new one (events carry the channel's registration number, never reused).
+/// - Nothing else closes the descriptor.
+///
+/// While open, the channel is held by the event loop, like a NIO channel on its event loop; ending lets it go.
+/// ``incoming`` finishes only after the descriptor is closed, so when a reader sees the stream end the port can
+/// be opened again straight away (the exclusive lock is gone). Cancelling the task that iterates ``incoming``
+/// closes the channel, since nobody would read again.
 ///
 /// Sockets: a write to a socket whose peer closed raises SIGPIPE; a process that hands sockets to a channel
 /// ignores SIGPIPE (as the daemon does at start), and the channel then sees EPIPE and reports a hang-up.
 ///
 /// Buffering: received chunks wait in ``incoming`` without bound. At serial speeds (11.5 kB/s at 115 200 baud)
 /// the frame decoder above is far faster than the line, so the simplicity is worth it.
-public final class DescriptorChannel: ByteTransport, @unchecked Sendable {
-  // @unchecked: every mutable property below is touched only on `queue`, a serial queue that also runs
-  // the dispatch sources' handlers; the `let` properties are immutable and Sendable.
-
+public final class DescriptorChannel: ByteTransport, Sendable {
   /// The name used in errors, such as `/dev/ttyACM0` or `/dev/pts/3`.
   public let name: String
   /// The bytes received, in the chunks read(2) returned. Iterate it from one task only.
   public let incoming: AsyncThrowingStream<[UInt8], any Error>
 
   private let continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation
-  private let queue: DispatchQueue
   private let descriptor: FileDescriptor
-  private let writeDescriptor: FileDescriptor  // a duplicate of `descriptor`, watched by the write source alone
+  private let registration: UInt64  // the event loop's number for this channel
+  private let loop: DescriptorEventLoop
   private let beforeClose: (@Sendable (FileDescriptor) -> Void)?
-  private let readSource: any DispatchSourceRead
-  private let writeSource: any DispatchSourceWrite
+  private let state: Mutex<State>
 
-  // Confined to `queue`.
-  private var phase = Phase.open
-  private var endError: TransportError?  // why `incoming` ends; nil after a local close
-  private var writeSourceRunning = false  // resumed: a write waits for room
-  private var liveSources = 2  // sources whose cancel handler has not run yet: the descriptor stays open
-  private var pendingWrites: [PendingWrite] = []
-  private var releaseWaiters: [CheckedContinuation<Void, Never>] = []
-  private var readBuffer = [UInt8](repeating: 0, count: DescriptorChannel.readChunkSize)
-  private var wouldBlockObserver: (@Sendable () -> Void)?
-  private var wouldBlockEvents = 0
+  private struct State: ~Copyable {
+    var phase = Phase.open
+    var endError: TransportError?  // why `incoming` ends; nil after a local close
+    var watchingForRoom = false  // the loop reports writability: a write waits in `pendingWrites`
+    var pendingWrites: [PendingWrite] = []
+    var nextTicket: UInt64 = 0
+    var finishedWrites: [UInt64: Result<Void, TransportError>] = [:]  // done before their writer waited
+    var releaseWaiters: [CheckedContinuation<Void, Never>] = []
+    var readBuffer = [UInt8](repeating: 0, count: DescriptorChannel.readChunkSize)
+    var wouldBlockObserver: (@Sendable () -> Void)?
+    var wouldBlockEvents = 0
+  }
 
   private enum Phase {
     case open
-    case closing  // sources cancelled, waiting for their cancel handlers before close(2)
-    case released  // descriptor closed, `incoming` finished
+    case released  // descriptor closed, `incoming` finished (or finishing, just after the lock is let go)
   }
 
   private typealias WriteCompletion = CheckedContinuation<Result<Void, TransportError>, Never>
@@ -89,11 +83,24 @@ public final class DescriptorChannel: ByteTransport, @unchecked Sendable {
   private struct PendingWrite {
     var bytes: [UInt8]
     var offset: Int  // how many bytes are already out
-    let completion: WriteCompletion
+    let ticket: UInt64
+    var completion: WriteCompletion?  // nil until the writer has suspended
+  }
+
+  /// What to do once the lock is let go: resuming writers and finishing the stream run no code of ours under
+  /// the lock (finishing runs the stream's termination handler).
+  private struct Aftermath {
+    var completions: [(WriteCompletion, Result<Void, TransportError>)] = []
+    var finish: Result<Void, TransportError>?
+    var releaseWaiters: [CheckedContinuation<Void, Never>] = []
+    var wouldBlockObserver: (@Sendable () -> Void)?
   }
 
   /// The most bytes one read(2) asks for; a pseudo-terminal hands over at most 4 KiB at a time anyway.
   private static let readChunkSize = 16 * 1024
+  /// Reads per readiness event before the loop serves other channels; level-triggered epoll reports the
+  /// rest at once.
+  private static let readsPerEvent = 4
 
   /// Takes ownership of `descriptor` and starts reading from it.
   ///
@@ -104,9 +111,9 @@ public final class DescriptorChannel: ByteTransport, @unchecked Sendable {
   /// - Parameters:
   ///   - descriptor: An open descriptor, for example a pseudo-terminal master or one end of a socket pair.
   ///   - name: The port name used in errors.
-  ///   - beforeClose: Runs on the channel's queue just before the descriptor is closed, when no dispatch
-  ///     source watches it any more: the place to undo what the opener set on the device (a serial port's
-  ///     TIOCEXCL mark). It must not close the descriptor.
+  ///   - beforeClose: Runs just before the descriptor is closed, under the channel's lock, when the event loop
+  ///     no longer watches it: the place to undo what the opener set on the device (a serial port's TIOCEXCL
+  ///     mark). It must not close the descriptor, nor use the channel.
   public init(
     taking descriptor: FileDescriptor, name: String, beforeClose: (@Sendable (FileDescriptor) -> Void)? = nil
   ) throws(TransportError) {
@@ -118,149 +125,167 @@ public final class DescriptorChannel: ByteTransport, @unchecked Sendable {
       try? descriptor.close()
       throw error
     }
-    let duplicate = fcntl(descriptor.rawValue, F_DUPFD_CLOEXEC, 0)
-    guard duplicate >= 0 else {
-      let error = TransportError.system("fcntl(F_DUPFD_CLOEXEC)", port: name, errno: Errno(rawValue: errno))
-      try? descriptor.close()
-      throw error
-    }
     self.descriptor = descriptor
-    writeDescriptor = FileDescriptor(rawValue: duplicate)
     self.name = name
     self.beforeClose = beforeClose
-    let queue = DispatchQueue(label: "CallAlertTransport.DescriptorChannel(\(name))")
-    self.queue = queue
-    readSource = DispatchSource.makeReadSource(fileDescriptor: descriptor.rawValue, queue: queue)
-    writeSource = DispatchSource.makeWriteSource(fileDescriptor: duplicate, queue: queue)
+    loop = DescriptorEventLoop.shared
+    registration = loop.makeID()
+    state = Mutex(State())
     (incoming, continuation) = AsyncThrowingStream.makeStream(of: [UInt8].self, throwing: (any Error).self)
     continuation.onTermination = { [weak self] termination in
-      // Only a consumer that stopped listening; our own finish() reports `.finished`. close() hops to the
-      // queue asynchronously, so this is safe even when called from inside the queue.
+      // Only a consumer that stopped listening; our own finish reports `.finished`.
       if case .cancelled = termination { self?.close() }
     }
-    queue.sync { startSources() }
+    do throws(Errno) {
+      try loop.add(self, id: registration, descriptor: descriptor)
+    } catch {
+      state.withLock { $0.phase = .released }
+      try? descriptor.close()
+      continuation.finish()
+      throw .system("epoll_ctl", port: name, errno: error)
+    }
   }
 
-  /// Sends all of `bytes`, suspending (without blocking a thread) while the kernel's output buffer is full.
+  /// Sends all of `bytes`, suspending (without blocking a thread) only while the kernel's output buffer is full.
   ///
-  /// Writes from concurrent callers are queued and go out one after another, never interleaved. A write that
-  /// has started is not abandoned on task cancellation, because half a frame on the wire would corrupt the
-  /// next one; ``close()`` fails writes that are still waiting.
+  /// Writes from concurrent callers go out one after another, never interleaved. A write that has started is
+  /// not abandoned on task cancellation, because half a frame on the wire would corrupt the next one;
+  /// ``close()`` fails writes that are still waiting.
   ///
   /// - Throws: ``TransportError`` with code ``TransportError/Code/closed`` after ``close()``,
   ///   ``TransportError/Code/disconnected`` after a hang-up.
   ///
   /// The corresponding C function is `write`.
   public func write(_ bytes: [UInt8]) async throws(TransportError) {
-    let result = await withCheckedContinuation { (completion: WriteCompletion) in
-      queue.async { self.enqueue(PendingWrite(bytes: bytes, offset: 0, completion: completion)) }
+    var aftermath = Aftermath()
+    let attempt: WriteAttempt = state.withLock { state in
+      guard state.phase == .open else { return .failed(state.endError ?? .closed(name)) }
+      guard !bytes.isEmpty else { return .done }
+      var offset = 0
+      if state.pendingWrites.isEmpty {
+        // Nothing queued: straight to the kernel, in the caller's thread.
+        switch writeOut(bytes, from: &offset) {
+        case .done: return .done
+        case .blocked: break
+        case .failed(let error):
+          end(error, state: &state, aftermath: &aftermath)
+          return .failed(error)
+        }
+      }
+      let ticket = state.nextTicket
+      state.nextTicket += 1
+      state.pendingWrites.append(PendingWrite(bytes: bytes, offset: offset, ticket: ticket, completion: nil))
+      if !state.watchingForRoom { waitForRoom(state: &state, aftermath: &aftermath) }
+      return .queued(ticket)
     }
-    try result.get()
+    run(aftermath)
+    switch attempt {
+    case .done: return
+    case .failed(let error): throw error
+    case .queued(let ticket):
+      let result = await withCheckedContinuation { (completion: WriteCompletion) in
+        let early: Result<Void, TransportError>? = state.withLock { state in
+          if let result = state.finishedWrites.removeValue(forKey: ticket) { return result }
+          guard let index = state.pendingWrites.firstIndex(where: { $0.ticket == ticket }) else {
+            return .failure(state.endError ?? .closed(name))  // not reached: an ended write is in finishedWrites
+          }
+          state.pendingWrites[index].completion = completion
+          return nil
+        }
+        if let early { completion.resume(returning: early) }
+      }
+      try result.get()
+    }
   }
 
-  /// Closes the channel: stops reading, fails waiting writes and closes the descriptor.
-  ///
-  /// It returns at once; the descriptor is closed, and ``incoming`` finishes (without an error), as soon as
-  /// dispatch has run both sources' cancel handlers (see the lifetime rule above). Await
-  /// ``waitUntilReleased()`` to know when that happened. Calling it again does nothing.
+  private enum WriteAttempt {
+    case done
+    case queued(UInt64)
+    case failed(TransportError)
+  }
+
+  /// Closes the channel: stops reading, fails waiting writes and closes the descriptor, before it returns.
+  /// ``incoming`` then finishes without an error. Calling it again does nothing.
   ///
   /// The corresponding C function is `close`.
   public func close() {
-    queue.async { self.end(nil) }
+    var aftermath = Aftermath()
+    state.withLock { end(nil, state: &$0, aftermath: &aftermath) }
+    run(aftermath)
   }
 
   /// Returns once the descriptor is closed, after ``close()`` or a hang-up; the port can then be opened again.
   public func waitUntilReleased() async {
     await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
-      queue.async {
-        if self.phase == .released {
-          waiter.resume()
-        } else {
-          self.releaseWaiters.append(waiter)
-        }
+      let released = state.withLock { state in
+        if state.phase == .released { return true }
+        state.releaseWaiters.append(waiter)
+        return false
       }
+      if released { waiter.resume() }
     }
   }
 
   // MARK: - Test hooks
 
-  /// Calls `observer` on the channel's queue each time a write finds the kernel's buffer full (EAGAIN), so a
-  /// test can wait for that moment instead of sleeping.
+  /// Calls `observer` each time a write finds the kernel's buffer full (EAGAIN), so a test can wait for that
+  /// moment instead of sleeping.
   package func observeWouldBlock(_ observer: @escaping @Sendable () -> Void) {
-    queue.sync { wouldBlockObserver = observer }
+    state.withLock { $0.wouldBlockObserver = observer }
   }
 
   /// How many times a write found the kernel's buffer full.
   package var wouldBlockCount: Int {
-    queue.sync { wouldBlockEvents }
+    state.withLock { $0.wouldBlockEvents }
   }
 
   /// The channel's state in words, for a test that found it stuck.
   package var stateDescription: String {
-    queue.sync {
-      "\(name): \(phase), \(pendingWrites.count) writes waiting, write source \(writeSourceRunning ? "running" : "suspended"), "
-        + "\(liveSources) live sources, fd \(descriptor.rawValue)"
+    state.withLock { state in
+      "\(name): \(state.phase), \(state.pendingWrites.count) writes waiting, "
+        + "\(state.watchingForRoom ? "watching for room" : "not watching for room"), fd \(descriptor.rawValue)"
     }
   }
 
-  // MARK: - Sources
+  // MARK: - Events
 
-  private func startSources() {
-    readSource.setEventHandler { [self] in readAvailable() }
-    writeSource.setEventHandler { [self] in flushWrites() }
-    // Each cancel handler holds the channel until it has run; dispatch drops the handlers after cancellation,
-    // which breaks the cycles. The channel's own strong references to the sources are only to the objects.
-    readSource.setCancelHandler { [self] in sourceDidCancel() }
-    writeSource.setCancelHandler { [self] in sourceDidCancel() }
-    readSource.activate()
-    // Activate, then suspend at once: the write source only runs while a write waits for room.
-    writeSource.activate()
-    writeSource.suspend()
-  }
-
-  private func resumeWriteSource() {
-    guard !writeSourceRunning else { return }
-    writeSourceRunning = true
-    writeSource.resume()
-  }
-
-  private func suspendWriteSource() {
-    guard writeSourceRunning else { return }
-    writeSourceRunning = false
-    writeSource.suspend()
+  /// What the event loop saw, on its thread.
+  func handle(_ events: DescriptorEvents) {
+    var aftermath = Aftermath()
+    state.withLock { state in
+      guard state.phase == .open else { return }
+      if events.readable || events.hungUp { readAvailable(events, state: &state, aftermath: &aftermath) }
+      if state.phase == .open, events.writable || (events.hungUp && state.watchingForRoom) {
+        flushWrites(state: &state, aftermath: &aftermath)
+      }
+    }
+    run(aftermath)
   }
 
   // MARK: - Reading
 
-  /// Drains the descriptor until EAGAIN.
-  ///
-  /// Draining matters: after a hang-up, libdispatch on Linux reports the source once and drops the descriptor
-  /// from epoll, so bytes left behind, or the 0-byte read that follows them, would never be seen.
-  private func readAvailable() {
-    guard phase == .open else { return }
-    let reported = readSource.data  // bytes the kernel said were waiting; 0 for a hang-up event
-    var readAnything = false
-    while true {
-      let result = readBuffer.withUnsafeMutableBytes { buffer in
+  /// Reads what is waiting, a few chunks at most (level-triggered epoll reports the rest at once).
+  private func readAvailable(_ events: DescriptorEvents, state: inout State, aftermath: inout Aftermath) {
+    for attempt in 0..<Self.readsPerEvent {
+      let result = state.readBuffer.withUnsafeMutableBytes { buffer in
         Result { () throws(Errno) in try descriptor.readRetryingInterrupts(into: buffer) }
       }
       switch result {
       case .success(let count) where count > 0:
-        readAnything = true
-        continuation.yield(Array(readBuffer[..<count]))
+        continuation.yield(Array(state.readBuffer[..<count]))
       case .success:
-        return end(.disconnected(name, function: "read"))
+        return end(.disconnected(name, function: "read"), state: &state, aftermath: &aftermath)
       case .failure(.wouldBlock), .failure(.resourceTemporarilyUnavailable):
-        // A wake-up with nothing to read: either spurious, or a hang-up that read(2) does not report. One
-        // poll(2) with a zero timeout tells them apart; it runs only on this odd path, never in a loop.
-        if !readAnything, reported == 0, hasHungUp() {
-          end(.disconnected(name, function: "poll"))
+        // Nothing to read: after a hang-up or error event with nothing read, that is the end of the line (a
+        // pseudo-terminal whose slave closed reports it this way on some kernels).
+        if attempt == 0, events.hungUp {
+          end(.disconnected(name, function: "epoll_wait"), state: &state, aftermath: &aftermath)
         }
         return
       case .failure(let number) where Self.meansHangUp(number):
-        return end(.disconnected(name, function: "read", errno: number))
+        return end(.disconnected(name, function: "read", errno: number), state: &state, aftermath: &aftermath)
       case .failure(let number):
-        return end(.system("read", port: name, errno: number))
+        return end(.system("read", port: name, errno: number), state: &state, aftermath: &aftermath)
       }
     }
   }
@@ -271,97 +296,116 @@ public final class DescriptorChannel: ByteTransport, @unchecked Sendable {
     number == .ioError || number == .noSuchAddressOrDevice || number == .brokenPipe || number == .connectionReset
   }
 
-  private func hasHungUp() -> Bool {
-    var entry = pollfd(fd: descriptor.rawValue, events: Int16(POLLIN), revents: 0)
-    return poll(&entry, 1, 0) == 1 && entry.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0
-  }
-
   // MARK: - Writing
 
-  private func enqueue(_ write: PendingWrite) {
-    guard phase == .open else {
-      return write.completion.resume(returning: .failure(endError ?? .closed(name)))
-    }
-    guard !write.bytes.isEmpty else {
-      return write.completion.resume(returning: .success(()))
-    }
-    pendingWrites.append(write)
-    // With the write source running the line is full and its handler will continue; otherwise start now.
-    if !writeSourceRunning { flushWrites() }
+  private enum WriteOutcome {
+    case done
+    case blocked
+    case failed(TransportError)
   }
 
-  /// Writes queued bytes until they are all out or the kernel's buffer is full.
-  private func flushWrites() {
-    while phase == .open, !pendingWrites.isEmpty {
-      let offset = pendingWrites[0].offset
-      let result = pendingWrites[0].bytes.withUnsafeBytes { buffer in
+  /// write(2) until every byte from `offset` is out or the kernel's buffer is full. Under the lock.
+  private func writeOut(_ bytes: [UInt8], from offset: inout Int) -> WriteOutcome {
+    while offset < bytes.count {
+      let start = offset
+      let result = bytes.withUnsafeBytes { buffer in
         Result { () throws(Errno) in
-          try writeDescriptor.writeRetryingInterrupts(UnsafeRawBufferPointer(rebasing: buffer[offset...]))
+          try descriptor.writeRetryingInterrupts(UnsafeRawBufferPointer(rebasing: buffer[start...]))
         }
       }
       switch result {
       case .success(let written) where written > 0:
-        pendingWrites[0].offset += written
-        if pendingWrites[0].offset == pendingWrites[0].bytes.count {
-          pendingWrites.removeFirst().completion.resume(returning: .success(()))
-        }
+        offset += written
       case .success, .failure(.wouldBlock), .failure(.resourceTemporarilyUnavailable):
-        return waitForRoom()
+        return .blocked
       case .failure(let number) where Self.meansHangUp(number):
-        return end(.disconnected(name, function: "write", errno: number))
+        return .failed(.disconnected(name, function: "write", errno: number))
       case .failure(let number):
-        return end(.system("write", port: name, errno: number))
+        return .failed(.system("write", port: name, errno: number))
       }
     }
-    // Everything is out: stop watching for room, or an always-writable descriptor would wake us forever.
-    if phase == .open { suspendWriteSource() }
+    return .done
   }
 
-  private func waitForRoom() {
-    wouldBlockEvents += 1
-    wouldBlockObserver?()
-    resumeWriteSource()
+  /// Writes queued bytes until they are all out or the kernel's buffer is full; on the loop's thread.
+  private func flushWrites(state: inout State, aftermath: inout Aftermath) {
+    while !state.pendingWrites.isEmpty {
+      switch writeOut(state.pendingWrites[0].bytes, from: &state.pendingWrites[0].offset) {
+      case .done:
+        complete(state.pendingWrites.removeFirst(), with: .success(()), state: &state, aftermath: &aftermath)
+      case .blocked:
+        return
+      case .failed(let error):
+        return end(error, state: &state, aftermath: &aftermath)
+      }
+    }
+    // Everything is out: stop watching for room, or an always-writable descriptor would wake the loop forever.
+    state.watchingForRoom = false
+    do throws(Errno) {
+      try loop.watch(id: registration, descriptor: descriptor, writable: false)
+    } catch {
+      end(.system("epoll_ctl", port: name, errno: error), state: &state, aftermath: &aftermath)
+    }
+  }
+
+  private func waitForRoom(state: inout State, aftermath: inout Aftermath) {
+    state.wouldBlockEvents += 1
+    aftermath.wouldBlockObserver = state.wouldBlockObserver
+    state.watchingForRoom = true
+    do throws(Errno) {
+      try loop.watch(id: registration, descriptor: descriptor, writable: true)
+    } catch {
+      end(.system("epoll_ctl", port: name, errno: error), state: &state, aftermath: &aftermath)
+    }
+  }
+
+  private func complete(
+    _ write: PendingWrite, with result: Result<Void, TransportError>, state: inout State, aftermath: inout Aftermath
+  ) {
+    if let completion = write.completion {
+      aftermath.completions.append((completion, result))
+    } else {
+      state.finishedWrites[write.ticket] = result  // its writer has not suspended yet; it finds this when it does
+    }
   }
 
   // MARK: - Closing
 
-  /// Starts tearing down after a local close (`error` nil) or a failure: fails waiting writes and cancels both
-  /// sources. The descriptor is closed in `sourceDidCancel()` once neither source can touch it any more.
-  private func end(_ error: TransportError?) {
-    guard phase == .open else { return }
-    phase = .closing
-    endError = error
+  /// Ends the channel after a local close (`error` nil) or a failure, under the lock: fails waiting writes,
+  /// deletes the epoll registration and closes the descriptor. The stream finishes once the lock is let go.
+  private func end(_ error: TransportError?, state: inout State, aftermath: inout Aftermath) {
+    guard state.phase == .open else { return }
+    state.phase = .released
+    state.endError = error
     let writeError = error ?? .closed(name)
-    for write in pendingWrites {
-      write.completion.resume(returning: .failure(writeError))
+    for write in state.pendingWrites {
+      complete(write, with: .failure(writeError), state: &state, aftermath: &aftermath)
     }
-    pendingWrites.removeAll()
-    readSource.cancel()
-    writeSource.cancel()
-    // A suspended source runs its cancel handler only once resumed.
-    resumeWriteSource()
-  }
-
-  /// A source's cancel handler, on `queue`. The last one closes the descriptor: both sources are unregistered.
-  private func sourceDidCancel() {
-    liveSources -= 1
-    guard liveSources == 0 else { return }
-    precondition(phase == .closing, "a dispatch source was cancelled while the channel was open")
-    phase = .released
+    state.pendingWrites.removeAll()
+    loop.remove(registration, descriptor: descriptor)
     beforeClose?(descriptor)
     // Errors are not reported: on Linux the descriptor is released even when close(2) fails (EINTR, EIO), so
     // retrying could close an unrelated descriptor that reused the number, and there is nothing else to do.
-    try? writeDescriptor.close()
     try? descriptor.close()
-    // Finish only now, so that a reader who sees the end can reopen the port: the lock went with the close.
-    if let endError {
-      continuation.finish(throwing: endError)
-    } else {
-      continuation.finish()
+    aftermath.finish = error.map { .failure($0) } ?? .success(())
+    aftermath.releaseWaiters = state.releaseWaiters
+    state.releaseWaiters.removeAll()
+  }
+
+  /// Does what the lock held back, in order: the would-block observer, writers' completions, then the end of
+  /// the stream, then those waiting for the release.
+  private func run(_ aftermath: Aftermath) {
+    aftermath.wouldBlockObserver?()
+    for (completion, result) in aftermath.completions {
+      completion.resume(returning: result)
     }
-    for waiter in releaseWaiters {
+    switch aftermath.finish {
+    case .none: break
+    case .success: continuation.finish()
+    case .failure(let error): continuation.finish(throwing: error)
+    }
+    for waiter in aftermath.releaseWaiters {
       waiter.resume()
     }
-    releaseWaiters.removeAll()
   }
 }

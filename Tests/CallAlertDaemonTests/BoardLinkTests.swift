@@ -62,8 +62,8 @@ struct BoardLinkTests {
     #expect(opens.withLock { $0 } >= 3)
     // Open on the port before each try: the keep-alive alone, never a descriptor left by an earlier try.
     #expect(openedBefore.withLock { $0 }.allSatisfy { $0 == 1 }, "at each try: \(openedBefore.withLock { $0 })")
-    // The keep-alive, and the session's two: a channel's write source watches a duplicate descriptor.
-    #expect(descriptorsOpen(on: slavePath) == 3, "the keep-alive and the session's two")
+    // The keep-alive, and the session's one.
+    #expect(descriptorsOpen(on: slavePath) == 2, "the keep-alive and the session's")
     #expect(log.matching("is busy").isEmpty, "no try found the port held: \(log.matching("is busy"))")
     #expect(await service.boardLinks()["desk"] == "connected")
 

@@ -19,12 +19,12 @@ import Testing
 @Suite("Descriptor channels under concurrent open, use and close")
 struct DescriptorChannelStressTests {
   /// How many channel pairs, across how many concurrent tasks, within what time.
-  static let pairs = 5_000
+  static let pairs = 20_000
   static let tasks = 8
   static let deadline = Duration.seconds(90)
 
   @Test(
-    "5 000 socket-pair channel pairs across 8 tasks, written and closed from both sides",
+    "20 000 socket-pair channel pairs across 8 tasks, written and closed from both sides",
     .timeLimit(.minutes(3)))
   func openUseClose() async throws {
     signal(SIGPIPE, SIG_IGN)  // as the daemon does: a write to a closed socket fails with EPIPE instead
