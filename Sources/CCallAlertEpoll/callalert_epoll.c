@@ -4,6 +4,7 @@
 
 _Static_assert(CALLALERT_EPOLL_IN == EPOLLIN && CALLALERT_EPOLL_OUT == EPOLLOUT, "epoll event bits");
 _Static_assert(CALLALERT_EPOLL_ERR == EPOLLERR && CALLALERT_EPOLL_HUP == EPOLLHUP, "epoll event bits");
+_Static_assert(CALLALERT_EPOLL_ONESHOT == EPOLLONESHOT, "epoll event bits");
 _Static_assert(
     CALLALERT_EPOLL_ADD == EPOLL_CTL_ADD && CALLALERT_EPOLL_DEL == EPOLL_CTL_DEL && CALLALERT_EPOLL_MOD == EPOLL_CTL_MOD,
     "epoll operations");

@@ -1,4 +1,6 @@
+import CallAlertTransport
 @preconcurrency import Dispatch
+import SystemPackage
 
 #if canImport(Glibc)
   import Glibc
@@ -14,7 +16,9 @@
 /// client that keeps sending but never reads overflows it and is disconnected. A client that neither sends
 /// nor reads for `idleTimeout` (measured on the injected clock) is disconnected too.
 ///
-/// Every mutable property is confined to `queue`, a serial queue that also runs the dispatch sources' handlers.
+/// Readiness comes from the process's one event loop (a one-shot ``DescriptorWatch``, armed only while a read or
+/// a write waits). Every mutable property is confined to `queue`, a serial queue to which the watch's reports
+/// are handed; the descriptor is closed on it, after the watch is cancelled.
 final class ControlConnection<C: Clock<Duration>>: @unchecked Sendable {
   /// What a read brought.
   enum Received: Equatable {
@@ -43,12 +47,9 @@ final class ControlConnection<C: Clock<Duration>>: @unchecked Sendable {
   private let onClose: @Sendable (CloseReason) -> Void
 
   // Confined to `queue`.
+  private var watch: DescriptorWatch!  // set once in init
   private var isOpen = true
-  private var readSource: (any DispatchSourceRead)?
-  private var writeSource: (any DispatchSourceWrite)?
-  private var readArmed = false  // the read source is resumed: a `receive()` waits for bytes
-  private var writeArmed = false  // the write source is resumed: output waits for room
-  private var liveSources = 0
+  private var writeArmed = false  // output waits for room
   private var readWaiter: CheckedContinuation<Received, Never>?
   private var drainWaiters: [CheckedContinuation<Void, Never>] = []
   private var output: [UInt8] = []
@@ -68,8 +69,12 @@ final class ControlConnection<C: Clock<Duration>>: @unchecked Sendable {
     self.clock = clock
     self.onClose = onClose
     lastActivity = clock.now
-    queue = DispatchQueue(label: "CallAlertDaemon.ControlConnection(\(name))")
-    queue.sync { makeSources() }
+    let queue = DispatchQueue(label: "CallAlertDaemon.ControlConnection(\(name))")
+    self.queue = queue
+    watch = DescriptorWatch(FileDescriptor(rawValue: descriptor)) { [weak self] events in
+      guard let connection = self else { return }
+      queue.async { connection.ready(events) }
+    }
   }
 
   // MARK: - Reading
@@ -85,24 +90,28 @@ final class ControlConnection<C: Clock<Duration>>: @unchecked Sendable {
     guard isOpen else { return waiter.resume(returning: .end) }
     if let received = readOnce() { return waiter.resume(returning: received) }
     readWaiter = waiter
-    if !readArmed {
-      readArmed = true
-      readSource?.resume()
+    arm()
+  }
+
+  /// A report from the event loop, on `queue`: whatever waits is served, then the watch is armed again for
+  /// what still waits.
+  private func ready(_ events: DescriptorEvents) {
+    guard isOpen else { return }  // a report handed over just before the close
+    if let waiter = readWaiter, let received = readOnce() {
+      readWaiter = nil
+      waiter.resume(returning: received)
     }
+    if isOpen, writeArmed { flush() }
+    if isOpen { arm() }
   }
 
-  private func readable() {
-    guard let waiter = readWaiter else { return disarmRead() }
-    guard let received = readOnce() else { return }  // a wake-up with nothing to read: keep waiting
-    readWaiter = nil
-    disarmRead()
-    waiter.resume(returning: received)
-  }
-
-  private func disarmRead() {
-    guard readArmed else { return }
-    readArmed = false
-    readSource?.suspend()
+  /// Asks the event loop for one report while a read or a write waits.
+  private func arm() {
+    do {
+      try watch.arm(readable: readWaiter != nil, writable: writeArmed)
+    } catch {
+      end(.finished)  // epoll refused the socket: nothing can be served on it
+    }
   }
 
   /// One read(2): bytes, the end, or nil when nothing is there yet.
@@ -177,7 +186,7 @@ final class ControlConnection<C: Clock<Duration>>: @unchecked Sendable {
       case EAGAIN, EWOULDBLOCK:
         if !writeArmed {
           writeArmed = true
-          writeSource?.resume()
+          arm()
         }
         return
       default: return end(.finished)  // EPIPE, ECONNRESET: the client is gone
@@ -186,10 +195,7 @@ final class ControlConnection<C: Clock<Duration>>: @unchecked Sendable {
     guard isOpen else { return }
     output = []
     outputOffset = 0
-    if writeArmed {
-      writeArmed = false
-      writeSource?.suspend()
-    }
+    writeArmed = false  // a report already asked for finds nothing to send
     for waiter in drainWaiters { waiter.resume() }
     drainWaiters.removeAll()
   }
@@ -238,36 +244,10 @@ final class ControlConnection<C: Clock<Duration>>: @unchecked Sendable {
     for waiter in drainWaiters { waiter.resume() }
     drainWaiters.removeAll()
     output = []
-    // A suspended source never runs its cancel handler: resume it first.
-    if !readArmed { readSource?.resume() }
-    if !writeArmed { writeSource?.resume() }
-    readSource?.cancel()
-    writeSource?.cancel()
-    readSource = nil
-    writeSource = nil
+    // The watch first, then the descriptor: no report can touch a closed (or reused) descriptor number.
+    watch.cancel()
+    _ = systemClose(descriptor)
     onClose(reason)
-  }
-
-  private func makeSources() {
-    let reader = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
-    reader.setEventHandler { [self] in readable() }
-    reader.setCancelHandler { [self, reader] in sourceDidCancel(reader) }
-    let writer = DispatchSource.makeWriteSource(fileDescriptor: descriptor, queue: queue)
-    writer.setEventHandler { [self] in flush() }
-    writer.setCancelHandler { [self, writer] in sourceDidCancel(writer) }
-    liveSources = 2
-    // Both start suspended: nothing is read before it is asked for, nothing watched before output waits.
-    for source in [reader, writer] as [any DispatchSourceProtocol] {
-      source.activate()
-      source.suspend()
-    }
-    readSource = reader
-    writeSource = writer
-  }
-
-  private func sourceDidCancel(_ source: any DispatchSourceProtocol) {
-    liveSources -= 1
-    if liveSources == 0 { _ = systemClose(descriptor) }
   }
 }
 

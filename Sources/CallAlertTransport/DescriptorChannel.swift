@@ -137,7 +137,9 @@ public final class DescriptorChannel: ByteTransport, Sendable {
       if case .cancelled = termination { self?.close() }
     }
     do throws(Errno) {
-      try loop.add(self, id: registration, descriptor: descriptor)
+      try loop.add(
+        id: registration, descriptor: descriptor, interest: .init(readable: true, writable: false),
+        handler: { [self] events in handle(events) })
     } catch {
       state.withLock { $0.phase = .released }
       try? descriptor.close()
@@ -342,7 +344,7 @@ public final class DescriptorChannel: ByteTransport, Sendable {
     // Everything is out: stop watching for room, or an always-writable descriptor would wake the loop forever.
     state.watchingForRoom = false
     do throws(Errno) {
-      try loop.watch(id: registration, descriptor: descriptor, writable: false)
+      try loop.modify(id: registration, descriptor: descriptor, interest: .init(readable: true, writable: false))
     } catch {
       end(.system("epoll_ctl", port: name, errno: error), state: &state, aftermath: &aftermath)
     }
@@ -353,7 +355,7 @@ public final class DescriptorChannel: ByteTransport, Sendable {
     aftermath.wouldBlockObserver = state.wouldBlockObserver
     state.watchingForRoom = true
     do throws(Errno) {
-      try loop.watch(id: registration, descriptor: descriptor, writable: true)
+      try loop.modify(id: registration, descriptor: descriptor, interest: .init(readable: true, writable: true))
     } catch {
       end(.system("epoll_ctl", port: name, errno: error), state: &state, aftermath: &aftermath)
     }
