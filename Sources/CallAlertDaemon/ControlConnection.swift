@@ -47,7 +47,7 @@ final class ControlConnection<C: Clock<Duration>>: @unchecked Sendable {
   private let onClose: @Sendable (CloseReason) -> Void
 
   // Confined to `queue`.
-  private var watch: DescriptorWatch!  // set once in init
+  private var watch: DescriptorWatch?  // set once in init (its handler needs `self`)
   private var isOpen = true
   private var writeArmed = false  // output waits for room
   private var readWaiter: CheckedContinuation<Received, Never>?
@@ -108,7 +108,7 @@ final class ControlConnection<C: Clock<Duration>>: @unchecked Sendable {
   /// Asks the event loop for one report while a read or a write waits.
   private func arm() {
     do {
-      try watch.arm(readable: readWaiter != nil, writable: writeArmed)
+      try watch?.arm(readable: readWaiter != nil, writable: writeArmed)
     } catch {
       end(.finished)  // epoll refused the socket: nothing can be served on it
     }
@@ -245,7 +245,7 @@ final class ControlConnection<C: Clock<Duration>>: @unchecked Sendable {
     drainWaiters.removeAll()
     output = []
     // The watch first, then the descriptor: no report can touch a closed (or reused) descriptor number.
-    watch.cancel()
+    watch?.cancel()
     _ = systemClose(descriptor)
     onClose(reason)
   }
