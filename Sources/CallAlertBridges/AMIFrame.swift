@@ -8,8 +8,24 @@ public struct AMIFrame: Equatable, Sendable {
 
   /// The first value of `key`, compared without regard to case (Asterisk itself ignores case in keys).
   public subscript(_ key: String) -> String? {
-    let wanted = key.lowercased()
-    return fields.first { $0.key.lowercased() == wanted }?.value
+    fields.first { Self.equalIgnoringASCIICase($0.key, key) }?.value
+  }
+
+  /// Keys are printable ASCII (the decoder checks), so comparing bytes with ASCII case folded is Asterisk's own
+  /// rule, and it allocates nothing: a tracker looks up a dozen keys in frames of up to 256 fields.
+  static func equalIgnoringASCIICase(_ lhs: String, _ rhs: String) -> Bool {
+    var left = lhs.utf8.makeIterator()
+    var right = rhs.utf8.makeIterator()
+    while true {
+      switch (left.next(), right.next()) {
+      case (nil, nil): return true
+      case (let a?, let b?):
+        if a != b, a | 0x20 != b | 0x20 || !(UInt8(ascii: "a")...UInt8(ascii: "z")).contains(a | 0x20) {
+          return false
+        }
+      default: return false
+      }
+    }
   }
 
   /// The frame as it goes on the wire, each line ended by `\r\n` and the frame by a blank line.

@@ -30,29 +30,42 @@ public struct LineDecoder: Sendable {
   /// Adds received bytes and returns the lines they completed.
   public mutating func feed(_ bytes: some Collection<UInt8>) -> [Line] {
     var lines: [Line] = []
-    for byte in bytes {
-      let position = consumed
-      consumed += 1
-      if byte == UInt8(ascii: "\n") {
-        if skipping {
-          skipping = false
-        } else {
-          if pending.last == UInt8(ascii: "\r") { pending.removeLast() }
-          lines.append(.line(pending, offset: pendingOffset))
-        }
-        pending.removeAll(keepingCapacity: true)
-        pendingOffset = consumed
-        continue
-      }
-      if skipping { continue }
-      if pending.isEmpty { pendingOffset = position }
-      pending.append(byte)
-      if pending.count > maximumLength {
-        lines.append(.tooLong(offset: pendingOffset))
-        pending.removeAll(keepingCapacity: true)
-        skipping = true
-      }
+    let contiguous: Void? = bytes.withContiguousStorageIfAvailable { buffer in
+      feed(buffer: buffer, into: &lines)
+    }
+    if contiguous == nil {
+      Array(bytes).withUnsafeBufferPointer { feed(buffer: $0, into: &lines) }
     }
     return lines
+  }
+
+  /// Cuts a buffer at its newlines, copying each piece at once: no per-byte work beyond finding `\n`.
+  private mutating func feed(buffer: UnsafeBufferPointer<UInt8>, into lines: inout [Line]) {
+    var start = 0
+    while start < buffer.count {
+      let newline = buffer[start...].firstIndex(of: UInt8(ascii: "\n"))
+      let piece = UnsafeBufferPointer(rebasing: buffer[start..<(newline ?? buffer.count)])
+      if !skipping, !piece.isEmpty {
+        if pending.isEmpty { pendingOffset = consumed + start }
+        if pending.count + piece.count > maximumLength {
+          lines.append(.tooLong(offset: pendingOffset))
+          pending.removeAll(keepingCapacity: true)
+          skipping = true
+        } else {
+          pending.append(contentsOf: piece)
+        }
+      }
+      guard let newline else { break }
+      if skipping {
+        skipping = false
+      } else {
+        if pending.last == UInt8(ascii: "\r") { pending.removeLast() }
+        lines.append(.line(pending, offset: pendingOffset))
+      }
+      pending.removeAll(keepingCapacity: true)
+      pendingOffset = consumed + newline + 1
+      start = newline + 1
+    }
+    consumed += buffer.count
   }
 }

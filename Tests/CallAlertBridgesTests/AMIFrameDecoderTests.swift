@@ -21,6 +21,14 @@ struct AMIFrameDecoderTests {
     #expect(event.fields.count == 3)
   }
 
+  @Test func keysMatchWithASCIICaseFoldedAndNothingElse() {
+    let frame = AMIFrame([("Event", "Newstate"), ("Dest@Key", "x"), ("Linkedid", "1.2")])
+    #expect(frame["EVENT"] == "Newstate" && frame["event"] == "Newstate" && frame["eVeNt"] == "Newstate")
+    #expect(frame["LinkedID"] == "1.2")
+    #expect(frame["Dest`key"] == nil, "@ and ` differ by 0x20 but are no letters")
+    #expect(frame["Even"] == nil && frame["Events"] == nil && frame[""] == nil)
+  }
+
   @Test func aFrameThatDoesNotParseIsReportedWithItsOffsetAndTheStreamGoesOn() {
     var decoder = AMIFrameDecoder()
     let text =

@@ -71,6 +71,63 @@ struct LineDecoderTests {
     #expect(whole.offset == Self.stream.count)
   }
 
+  /// The decoder cuts whole pieces between newlines; this reference takes one byte at a time, as the first
+  /// version did. Random streams of short lines, `\r`, over-long lines and empty lines, fed in random chunks,
+  /// must give the same lines and offsets.
+  @Test func piecewiseCuttingAgreesWithAByteAtATimeReference() {
+    var random = UInt64(0x5EED)
+    func next(_ bound: Int) -> Int {
+      random = random &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      return Int((random >> 33) % UInt64(bound))
+    }
+    let alphabet = Array("ab\r\n\n;".utf8)
+    for _ in 0..<500 {
+      let stream = (0..<next(200)).map { _ in alphabet[next(alphabet.count)] }
+      let maximum = 1 + next(12)
+      var decoder = LineDecoder(maximumLength: maximum)
+      var lines: [LineDecoder.Line] = []
+      var start = 0
+      while start < stream.count {
+        let end = min(stream.count, start + 1 + next(9))
+        lines += decoder.feed(stream[start..<end])  // an ArraySlice: the contiguous path
+        start = end
+      }
+      #expect(lines == Self.reference(stream, maximumLength: maximum), "stream \(stream), maximum \(maximum)")
+      #expect(decoder.offset == stream.count)
+      var lazily = LineDecoder(maximumLength: maximum)
+      #expect(lazily.feed(stream.lazy.map { $0 }) == lines, "a collection without contiguous storage")
+    }
+  }
+
+  static func reference(_ bytes: [UInt8], maximumLength: Int) -> [LineDecoder.Line] {
+    var lines: [LineDecoder.Line] = []
+    var pending: [UInt8] = []
+    var pendingOffset = 0
+    var skipping = false
+    for (position, byte) in bytes.enumerated() {
+      if byte == UInt8(ascii: "\n") {
+        if skipping {
+          skipping = false
+        } else {
+          if pending.last == UInt8(ascii: "\r") { pending.removeLast() }
+          lines.append(.line(pending, offset: pendingOffset))
+        }
+        pending.removeAll()
+        pendingOffset = position + 1
+        continue
+      }
+      if skipping { continue }
+      if pending.isEmpty { pendingOffset = position }
+      pending.append(byte)
+      if pending.count > maximumLength {
+        lines.append(.tooLong(offset: pendingOffset))
+        pending.removeAll()
+        skipping = true
+      }
+    }
+    return lines
+  }
+
   @Test func aLineTooLongIsReportedOnceAndSkipped() {
     var decoder = LineDecoder(maximumLength: 4)
     let lines = decoder.feed(Array("ok\n123456789\nnext\n".utf8))
