@@ -20,8 +20,8 @@ public struct BridgeConnectError: Error, Equatable, Sendable, CustomStringConver
   public init(_ description: String) { self.description = description }
 }
 
-/// Opens TCP connections to phone systems: non-blocking, event-driven (a dispatch source reports the connect's
-/// end, ``DescriptorChannel`` carries the bytes; nothing polls), with TCP keepalive so a box that vanished
+/// Opens TCP connections to phone systems: non-blocking, event-driven (the event loop reports the connect's
+/// end through a ``DescriptorWatch``, ``DescriptorChannel`` carries the bytes; nothing polls), with TCP keepalive so a box that vanished
 /// without a FIN (power cut, cable pulled) is noticed within about a minute and a half.
 public enum TCPConnector {
   /// Seconds of silence before the first keepalive probe.
@@ -128,36 +128,44 @@ public enum TCPConnector {
   }
 
   /// Waits for the connect's outcome: the descriptor turns writable; its SO_ERROR then says how it went
-  /// (0: connected). Cancellation returns -1 at once. It returns only after dispatch let go of the descriptor
-  /// (the source's cancel handler ran), so the caller may close it or hand it on.
+  /// (0: connected). Cancellation returns -1 at once. It returns only after the event loop let go of the
+  /// descriptor (the watch is cancelled), so the caller may close it or hand it on.
   private static func waitUntilConnected(_ descriptor: CInt) async -> CInt {
-    let queue = DispatchQueue(label: "CallAlertBridges.connect")
-    // Dispatch sources are thread-safe; the type just does not say so.
-    nonisolated(unsafe) let source = DispatchSource.makeWriteSource(fileDescriptor: descriptor, queue: queue)
+    // The outcome is decided once, under the lock, and SO_ERROR is read under it too: a report that comes
+    // after a cancellation finds the outcome decided and never touches a descriptor the caller may have closed.
     let state = Mutex<(continuation: CheckedContinuation<CInt, Never>?, value: CInt?)>((nil, nil))
-    let finish: @Sendable (CInt) -> Void = { value in
-      state.withLock { if $0.value == nil { $0.value = value } }
-      source.cancel()
-    }
-    source.setEventHandler {
-      var error: CInt = 0
-      var length = socklen_t(MemoryLayout<CInt>.size)
-      if getsockopt(descriptor, SOL_SOCKET, SO_ERROR, &error, &length) != 0 { error = errno }
-      finish(error)
-    }
-    source.setCancelHandler {
+    let decide: @Sendable (_ readError: Bool) -> Void = { readError in
       state.withLock { current in
-        current.continuation?.resume(returning: current.value ?? -1)
+        guard current.value == nil else { return }
+        var error: CInt = -1
+        if readError {
+          error = 0
+          var length = socklen_t(MemoryLayout<CInt>.size)
+          if getsockopt(descriptor, SOL_SOCKET, SO_ERROR, &error, &length) != 0 { error = errno }
+        }
+        current.value = error
+        current.continuation?.resume(returning: error)
         current.continuation = nil
       }
     }
+    let watch = DescriptorWatch(FileDescriptor(rawValue: descriptor)) { _ in decide(true) }
+    defer { watch.cancel() }
     return await withTaskCancellationHandler {
       await withCheckedContinuation { (continuation: CheckedContinuation<CInt, Never>) in
-        state.withLock { $0.continuation = continuation }
-        source.activate()
+        let decided: CInt? = state.withLock { current in
+          if let value = current.value { return value }
+          current.continuation = continuation
+          return nil
+        }
+        if let decided { return continuation.resume(returning: decided) }
+        do {
+          try watch.arm(readable: false, writable: true)
+        } catch {
+          decide(false)  // epoll refused the socket: report it as cancelled rather than wait for ever
+        }
       }
     } onCancel: {
-      finish(-1)
+      decide(false)
     }
   }
 

@@ -1,6 +1,8 @@
 import CallAlertControl
+import CallAlertTransport
 @preconcurrency import Dispatch
 import Logging
+import SystemPackage
 
 #if canImport(Glibc)
   import Glibc
@@ -13,7 +15,9 @@ import Logging
 /// closed. When the system is out of descriptors, accepting pauses (doubling pauses, timed on `clock`)
 /// instead of retrying at once: the listening socket stays readable, so retrying would spin a core.
 ///
-/// Every mutable property is confined to `queue`, which also runs the listening socket's read source.
+/// The listening socket is watched by the process's event loop (a one-shot ``DescriptorWatch``, armed again
+/// after each burst of accepts and not while paused). Every mutable property is confined to `queue`, to which
+/// the watch's reports are handed; the socket is closed on it, after the watch is cancelled.
 final class ControlSocketAcceptor<C: Clock<Duration>>: @unchecked Sendable {
   private let descriptor: CInt
   private let limits: ControlSocketLimits
@@ -26,7 +30,7 @@ final class ControlSocketAcceptor<C: Clock<Duration>>: @unchecked Sendable {
   private let descriptorCeiling: Int
 
   // Confined to `queue`.
-  fileprivate var source: (any DispatchSourceRead)?
+  fileprivate var watch: DescriptorWatch?  // set once in init (its handler needs `self`)
   fileprivate var paused = false
   fileprivate var running = true
   private var backoff: Duration?
@@ -52,16 +56,12 @@ final class ControlSocketAcceptor<C: Clock<Duration>>: @unchecked Sendable {
     // rlim_cur is unsigned; "unlimited" is its largest value, which clamps to Int.max.
     let soft = getrlimit(resourceNoFile, &limit) == 0 ? Int(clamping: limit.rlim_cur) : Int.max
     descriptorCeiling = soft == Int.max ? Int.max : soft - limits.reservedDescriptors
-    queue.sync {
-      let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
-      source.setEventHandler { [self] in acceptAll() }
-      source.setCancelHandler { [accepted] in
-        _ = systemClose(descriptor)
-        accepted.finish()
-      }
-      self.source = source
-      source.activate()
+    let queue = queue
+    watch = DescriptorWatch(FileDescriptor(rawValue: descriptor)) { [weak self] _ in
+      guard let acceptor = self else { return }
+      queue.async { acceptor.acceptAll() }
     }
+    queue.sync { armWatch() }
   }
 
   /// Stops accepting and closes the listening socket.
@@ -70,9 +70,20 @@ final class ControlSocketAcceptor<C: Clock<Duration>>: @unchecked Sendable {
       guard running else { return }
       running = false
       resumeTask?.cancel()
-      if paused { source?.resume() }  // a suspended source never runs its cancel handler
-      source?.cancel()
-      source = nil
+      // The watch first, then the socket: no report can reach a closed (or reused) descriptor number.
+      watch?.cancel()
+      _ = systemClose(descriptor)
+      accepted.finish()
+    }
+  }
+
+  /// Asks the event loop for the next client; on failure (not expected for a listening socket) accepting
+  /// pauses and tries again later, as when accept(2) fails.
+  private func armWatch() {
+    do {
+      try watch?.arm(readable: true, writable: false)
+    } catch {
+      pause(after: error.rawValue)
     }
   }
 
@@ -88,7 +99,9 @@ final class ControlSocketAcceptor<C: Clock<Duration>>: @unchecked Sendable {
         let number = errno
         switch number {
         case EINTR, ECONNABORTED: continue
-        case EAGAIN, EWOULDBLOCK: backoff = nil
+        case EAGAIN, EWOULDBLOCK:
+          backoff = nil
+          armWatch()  // one-shot: the next client needs a new report
         default: pause(after: number)
         }
         return
@@ -139,8 +152,7 @@ final class ControlSocketAcceptor<C: Clock<Duration>>: @unchecked Sendable {
         "control socket: accept failed (\(String(cString: strerror(number)))); pausing, at first for \(delay)")
     }
     backoff = delay
-    paused = true
-    source?.suspend()
+    paused = true  // the watch is not armed again until the pause ends
     let clock = clock
     resumeTask = Task { [weak self] in
       do { try await clock.sleep(for: delay) } catch { return }
@@ -155,8 +167,7 @@ extension ControlSocketAcceptor {
     queue.async { [self] in
       guard running, paused else { return }
       paused = false
-      source?.resume()
-      acceptAll()  // clients that queued up during the pause may not wake the source again
+      acceptAll()  // takes the clients that queued up during the pause, then arms the watch again
     }
   }
 }

@@ -1,5 +1,7 @@
+import CallAlertTransport
 import Foundation
 import Synchronization
+import SystemPackage
 import Testing
 
 #if canImport(Glibc)
@@ -55,20 +57,26 @@ final class DaemonProcess: Sendable {
     output = FileHandle(fileDescriptor: ends[0], closeOnDealloc: true)
     let childOutput = FileHandle(fileDescriptor: ends[1], closeOnDealloc: true)
     process.standardOutput = childOutput
-    let errors = Pipe()
-    process.standardError = errors
+    // Standard error through a descriptor channel, not FileHandle.readabilityHandler: Foundation closes the
+    // pipe when the handle goes while libdispatch may still have its source registered, which crashed the
+    // test process now and then inside _dispatch_event_loop_drain.
+    var errorEnds: [Int32] = [0, 0]
+    guard pipe(&errorEnds) == 0 else { throw ProcessError("pipe failed") }
+    for end in errorEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+    let errors = try DescriptorChannel(taking: FileDescriptor(rawValue: errorEnds[0]), name: "callalert's stderr")
+    let childErrors = FileHandle(fileDescriptor: errorEnds[1], closeOnDealloc: true)
+    process.standardError = childErrors
     let (changes, changed) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     errorChanges = changes
     let errorText = self.errorText
-    errors.fileHandleForReading.readabilityHandler = { handle in
-      let data = handle.availableData
-      if data.isEmpty {
-        handle.readabilityHandler = nil
-        changed.finish()
-        return
-      }
-      errorText.append(String(decoding: data, as: UTF8.self))
-      changed.yield()
+    Task {
+      defer { changed.finish() }
+      do {
+        for try await chunk in errors.incoming {
+          errorText.append(String(decoding: chunk, as: UTF8.self))
+          changed.yield()
+        }
+      } catch {}  // the child closed its standard error: the end
     }
     let (exits, exited) = AsyncStream.makeStream(of: (Process.TerminationReason, Int32).self)
     exitStatus = exits
@@ -78,6 +86,7 @@ final class DaemonProcess: Sendable {
     }
     try process.run()
     try childOutput.close()
+    try childErrors.close()
   }
 
   /// Everything the child wrote on standard error so far.
