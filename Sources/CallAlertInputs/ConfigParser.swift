@@ -65,7 +65,9 @@ struct ConfigParser {
     var config = DaemonConfiguration.defaults(environment: environment, userID: userID)
     let root: Node?
     do {
-      root = try Yams.compose(yaml: text)
+      // `.basic`: the parser reads every scalar as text itself, so Yams' implicit typing (a regular expression
+      // per rule per scalar, run even for duplicate-key checks) would be pure cost.
+      root = try Yams.compose(yaml: text, .basic)
     } catch {
       yamlError(error, text: text)
       return config

@@ -55,7 +55,9 @@ struct PatternFileParser {
     }
     let root: Node?
     do {
-      root = try Yams.compose(yaml: text)
+      // `.basic`: the parser reads every scalar as text itself, so Yams' implicit typing (a regular expression
+      // per rule per scalar, run even for duplicate-key checks) would be pure cost.
+      root = try Yams.compose(yaml: text, .basic)
     } catch {
       diagnostics.append(source.diagnostic(for: error, text: text))
       return nil
