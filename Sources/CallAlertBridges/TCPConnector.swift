@@ -134,9 +134,11 @@ public enum TCPConnector {
     // The outcome is decided once, under the lock, and SO_ERROR is read under it too: a report that comes
     // after a cancellation finds the outcome decided and never touches a descriptor the caller may have closed.
     let state = Mutex<(continuation: CheckedContinuation<CInt, Never>?, value: CInt?)>((nil, nil))
+    // The waiting task is resumed after the lock is let go: cancelling it holds the runtime's task lock while
+    // it runs `onCancel`, which takes this lock, so resuming under this lock could deadlock against it.
     let decide: @Sendable (_ readError: Bool) -> Void = { readError in
-      state.withLock { current in
-        guard current.value == nil else { return }
+      let decided: (CheckedContinuation<CInt, Never>, CInt)? = state.withLock { current in
+        guard current.value == nil else { return nil }
         var error: CInt = -1
         if readError {
           error = 0
@@ -144,9 +146,10 @@ public enum TCPConnector {
           if getsockopt(descriptor, SOL_SOCKET, SO_ERROR, &error, &length) != 0 { error = errno }
         }
         current.value = error
-        current.continuation?.resume(returning: error)
-        current.continuation = nil
+        defer { current.continuation = nil }
+        return current.continuation.map { ($0, error) }
       }
+      if let (continuation, error) = decided { continuation.resume(returning: error) }
     }
     let watch = DescriptorWatch(FileDescriptor(rawValue: descriptor)) { _ in decide(true) }
     defer { watch.cancel() }

@@ -87,9 +87,12 @@ public final class DescriptorChannel: ByteTransport, Sendable {
     var completion: WriteCompletion?  // nil until the writer has suspended
   }
 
-  /// What to do once the lock is let go: resuming writers and finishing the stream run no code of ours under
-  /// the lock (finishing runs the stream's termination handler).
+  /// What to do once the lock is let go. Nothing that reaches into the stream or a task runs under the lock:
+  /// yielding resumes the reader's task under the runtime's own task lock, while a task being cancelled holds
+  /// that lock and runs the stream's termination handler, which closes the channel and takes ours (the two
+  /// orders deadlocked, seen once in the conformance suite).
   private struct Aftermath {
+    var received: [[UInt8]] = []
     var completions: [(WriteCompletion, Result<Void, TransportError>)] = []
     var finish: Result<Void, TransportError>?
     var releaseWaiters: [CheckedContinuation<Void, Never>] = []
@@ -274,7 +277,7 @@ public final class DescriptorChannel: ByteTransport, Sendable {
       }
       switch result {
       case .success(let count) where count > 0:
-        continuation.yield(Array(state.readBuffer[..<count]))
+        aftermath.received.append(Array(state.readBuffer[..<count]))
       case .success:
         return end(.disconnected(name, function: "read"), state: &state, aftermath: &aftermath)
       case .failure(.wouldBlock), .failure(.resourceTemporarilyUnavailable):
@@ -394,9 +397,14 @@ public final class DescriptorChannel: ByteTransport, Sendable {
     state.releaseWaiters.removeAll()
   }
 
-  /// Does what the lock held back, in order: the would-block observer, writers' completions, then the end of
-  /// the stream, then those waiting for the release.
+  /// Does what the lock held back, in order: bytes received, the would-block observer, writers' completions,
+  /// then the end of the stream, then those waiting for the release. Only the loop's thread reads, so received
+  /// chunks are yielded in order; a local close from another thread may finish the stream first, and bytes read
+  /// just before it are then dropped, as nobody will read them.
   private func run(_ aftermath: Aftermath) {
+    for chunk in aftermath.received {
+      continuation.yield(chunk)
+    }
     aftermath.wouldBlockObserver?()
     for (completion, result) in aftermath.completions {
       completion.resume(returning: result)

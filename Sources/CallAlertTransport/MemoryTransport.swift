@@ -78,14 +78,15 @@ private final class Link: @unchecked Sendable {
 
   func send(_ bytes: [UInt8], from side: Int) throws(TransportError) {
     let peer = 1 - side
-    // Yield under the lock: it only enqueues, and it keeps chunks from concurrent writers in one order.
-    let failure: TransportError? = lock.withLock {
-      if closed[side] { return .closed(names[side]) }
-      if closed[peer] { return .disconnected(names[side]) }
-      if !bytes.isEmpty { continuations[peer]?.yield(bytes) }
-      return nil
+    // Yield outside the lock: yielding resumes the reader's task under the runtime's task lock, while a reader
+    // being cancelled holds that lock and runs onTermination, which closes its end and takes this one.
+    let outcome: Result<Continuation?, TransportError> = lock.withLock {
+      if closed[side] { return .failure(.closed(names[side])) }
+      if closed[peer] { return .failure(.disconnected(names[side])) }
+      return .success(continuations[peer])
     }
-    if let failure { throw failure }
+    let peerEnd = try outcome.get()
+    if !bytes.isEmpty { peerEnd?.yield(bytes) }
   }
 
   func close(_ side: Int) {

@@ -167,3 +167,68 @@ struct SplitMix {
     Int(next() % UInt64(bound))
   }
 }
+
+/// A reader whose task is cancelled while bytes keep arriving: cancellation runs the stream's termination
+/// handler (which closes the transport) under the runtime's lock on that task, while the side that delivers
+/// bytes resumes the same task. The channel once yielded under its own lock and the two deadlocked (the
+/// conformance suite hung on it); the in-memory pair did the same under its lock.
+@Suite("Readers cancelled while bytes arrive")
+struct CancelWhileReceivingTests {
+  static let rounds = 3_000
+  static let deadline = Duration.seconds(60)
+
+  @Test("descriptor channels", .timeLimit(.minutes(2)))
+  func descriptorChannels() async throws {
+    #expect(await Self.run { index in try socketPairChannels(names: ("r\(index)", "w\(index)")) })
+  }
+
+  @Test("in-memory pairs", .timeLimit(.minutes(2)))
+  func memoryPairs() async throws {
+    #expect(await Self.run { index in MemoryTransport.pair(names: ("r\(index)", "w\(index)")) })
+  }
+
+  /// True when every round ended before the deadline. The rounds run in an unstructured task raced against a
+  /// timer, not in a task group: a group would wait for a deadlocked child for ever, and the test must fail
+  /// instead (the deadlocked threads are left behind; the process still ends).
+  static func run<T: ByteTransport>(_ makePair: @escaping @Sendable (Int) throws -> (T, T)) async -> Bool {
+    let decided = Shared<CheckedContinuation<Bool, Never>?>(nil)
+    let finish: @Sendable (Bool) -> Void = { value in
+      decided.withLock { waiter in
+        defer { waiter = nil }
+        return waiter
+      }?.resume(returning: value)
+    }
+    return await withCheckedContinuation { (waiter: CheckedContinuation<Bool, Never>) in
+      decided.withLock { $0 = waiter }
+      Task {
+        try? await Task.sleep(for: deadline)
+        finish(false)
+      }
+      Task {
+        for index in 0..<rounds {
+          guard let (reader, writer) = try? makePair(index) else { return finish(false) }
+          // Both loops yield: an in-memory write never suspends, and two loops that never suspend would hold
+          // both of the pool's threads and starve the task that cancels them.
+          let reading = Task {
+            for try await _ in reader.incoming { await Task.yield() }
+          }
+          let writing = Task {
+            let chunk = [UInt8](repeating: UInt8(truncatingIfNeeded: index), count: 256)
+            while !Task.isCancelled {
+              do { try await writer.write(chunk) } catch { return }
+              await Task.yield()
+            }
+          }
+          for _ in 0..<(index % 7) { await Task.yield() }
+          reading.cancel()  // closes the reader through the stream's termination handler
+          _ = await reading.result
+          writing.cancel()
+          writer.close()
+          _ = await writing.result
+          await reader.waitUntilReleased()
+        }
+        finish(true)
+      }
+    }
+  }
+}
