@@ -15,14 +15,19 @@ import ServiceLifecycle
 public struct DaemonAddOn: Sendable {
   /// What it is, for errors: `http`.
   public var name: String
-  /// Makes its services; a refusal (a secret file others may read) stops the daemon's start.
+  /// Checks the configuration before the daemon takes its socket and locks (a secret file others may read
+  /// is refused here, so a refused start leaves nothing behind).
+  public var check: @Sendable (DaemonConfiguration) throws(DaemonStartError) -> Void
+  /// Makes its services.
   public var services: @Sendable (DaemonAddOnContext) async throws(DaemonStartError) -> [any Service]
 
   /// Creates an add-on.
   public init(
-    name: String, services: @escaping @Sendable (DaemonAddOnContext) async throws(DaemonStartError) -> [any Service]
+    name: String, check: @escaping @Sendable (DaemonConfiguration) throws(DaemonStartError) -> Void = { _ in },
+    services: @escaping @Sendable (DaemonAddOnContext) async throws(DaemonStartError) -> [any Service]
   ) {
     self.name = name
+    self.check = check
     self.services = services
   }
 }
@@ -40,15 +45,11 @@ public struct DaemonAddOnContext: Sendable {
 }
 
 extension Daemon {
-  /// The add-ons' services. An `http:` configuration (or `--http`) that no add-on serves is an error, not a
-  /// silently missing API.
+  /// The add-ons' services.
   static func addOnServices<C: Clock>(
     _ options: DaemonOptions, _ configuration: DaemonConfiguration, handler: ControlHandler<C>,
     service: AlertService<C>, logger: Logger
   ) async throws(DaemonStartError) -> [ServiceGroupConfiguration.ServiceConfiguration] {
-    if configuration.http != nil && !options.addOns.contains(where: { $0.name == "http" }) {
-      throw DaemonStartError(description: "http: this program was built without the HTTP API")
-    }
     let context = DaemonAddOnContext(
       configuration: configuration,
       handle: { request, source in await handler.handle(request, source: source, lineNumber: 1) },
@@ -70,7 +71,8 @@ extension Daemon {
   }
 
   /// `--http ADDR:PORT` over the config's `http:` (keeping its token and URL), checked: beyond loopback a
-  /// token file is required, so anyone who can reach the port cannot ring the boards.
+  /// token file is required, so anyone who can reach the port cannot ring the boards; then the add-ons'
+  /// checks.
   static func applyHTTPOption(
     _ options: DaemonOptions, to configuration: inout DaemonConfiguration
   )
@@ -86,5 +88,10 @@ extension Daemon {
         description: "http: \(settings.listen) is reachable beyond this machine: set http.token_file in the config "
           + "(a 0600 file holding the bearer token), or listen on 127.0.0.1")
     }
+    // An http: section that nothing serves is an error, not a silently missing API.
+    if configuration.http != nil && !options.addOns.contains(where: { $0.name == "http" }) {
+      throw DaemonStartError(description: "http: this program was built without the HTTP API")
+    }
+    for addOn in options.addOns { try addOn.check(configuration) }
   }
 }

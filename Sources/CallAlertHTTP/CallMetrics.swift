@@ -57,11 +57,14 @@ public final class CallMetrics: Sendable {
   public func record(_ event: EngineEvent, at date: Date) {
     switch event {
     case .ringing(let call, _, _, _, _):
-      rung.increment()
-      ringingSince.withLock { since in
+      // A call waiting for a board is announced again when one connects: counted once.
+      let isNew = ringingSince.withLock { since in
         if since.count >= 1_024 { since.removeAll() }
-        since[call.id] = since[call.id] ?? date
+        guard since[call.id] == nil else { return false }
+        since[call.id] = date
+        return true
       }
+      if isNew { rung.increment() }
     case .stopped(let id, _):
       if let start = ringingSince.withLock({ $0.removeValue(forKey: id) }) {
         ringDuration.recordNanoseconds(Int64(max(0, date.timeIntervalSince(start)) * 1e9))

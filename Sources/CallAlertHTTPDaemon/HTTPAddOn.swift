@@ -11,16 +11,15 @@ extension DaemonAddOn {
   ///
   /// - Parameter onListening: told the port once the server listens (the bound one for port 0).
   public static func http(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) -> DaemonAddOn {
-    DaemonAddOn(name: "http") { (context) throws(DaemonStartError) in
-      guard let settings = context.configuration.http else { return [] }
-      func secret(_ path: String?, _ field: String) throws(DaemonStartError) -> String? {
-        guard let path else { return nil }
-        do {
-          return try SecretFile.read(path)
-        } catch {
-          throw DaemonStartError(description: "\(field): \(error)")
-        }
+    DaemonAddOn(
+      name: "http",
+      check: { (configuration) throws(DaemonStartError) in
+        guard let settings = configuration.http else { return }
+        _ = try secret(settings.tokenFile, "http.token_file")
+        _ = try secret(settings.twilioAuthTokenFile, "http.twilio_auth_token_file")
       }
+    ) { (context) throws(DaemonStartError) in
+      guard let settings = context.configuration.http else { return [] }
       let api = HTTPAPIConfiguration(
         host: settings.listen.host, port: settings.listen.port,
         token: try secret(settings.tokenFile, "http.token_file"),
@@ -36,6 +35,16 @@ extension DaemonAddOn {
       }
       let backend = HTTPBackend(handle: context.handle, events: events)
       return [HTTPService(configuration: api, backend: backend, logger: context.logger, onListening: onListening)]
+    }
+  }
+
+  /// A secret file's first line; a file others may read is refused, naming the config's field.
+  private static func secret(_ path: String?, _ field: String) throws(DaemonStartError) -> String? {
+    guard let path else { return nil }
+    do {
+      return try SecretFile.read(path)
+    } catch {
+      throw DaemonStartError(description: "\(field): \(error)")
     }
   }
 }
