@@ -56,6 +56,10 @@ struct WebhookParserTests {
       try SipgateWebhook.parse(try FormBody.parse(Array("event=hangup&callId=1&cause=cancle".utf8)), callbackURL: "u")
     }
     #expect(cause?.field == "cause" && cause?.message.contains("cancel") == true)
+    let direction = #expect(throws: InputError.self) {
+      try SipgateWebhook.parse(try FormBody.parse(Array("event=dtmf&callId=1&direction=inn".utf8)), callbackURL: "u")
+    }
+    #expect(direction?.field == "direction")
     let event = #expect(throws: InputError.self) {
       try SipgateWebhook.parse(try FormBody.parse(Array("event=newcall&callId=1".utf8)), callbackURL: "u")
     }
@@ -99,6 +103,11 @@ struct WebhookParserTests {
     #expect(try VonageWebhook.parse(try Self.fixture("vonage-record.json")).requests.isEmpty)
     let broken = #expect(throws: InputError.self) { try VonageWebhook.parse(Array("{\n  \"status\": }".utf8)) }
     #expect(broken?.location == "body:2:13")
+    let typed = #expect(throws: InputError.self) {
+      try VonageWebhook.parse(Array(#"{"status":"ringing","uuid":"u1","from":{}}"#.utf8))
+    }
+    #expect(typed?.field == "from" && typed?.location == "body:1:40")
+    #expect(try VonageWebhook.parse(Array(#"{"status":"transfer"}"#.utf8)).requests.isEmpty)
   }
 
   @Test func formBodiesDecodeEscapesAndRefuseBrokenOnes() throws {

@@ -23,14 +23,16 @@ public enum SipgateWebhook {
   /// - Throws: ``InputError`` naming the field: a missing `event` or `callId`, a value not documented.
   public static func parse(_ form: FormBody, callbackURL: String) throws(InputError) -> WebhookAnswer {
     let event = try Webhook.required(form, "event", provider: "sipgate.io")
+    if let direction = form["direction"], direction != "in" && direction != "out" {
+      throw Webhook.unknown(direction, field: "direction", known: ["in", "out"])
+    }
+    if let cause = form["cause"], !causes.contains(cause) {
+      throw Webhook.unknown(cause, field: "cause", known: causes)
+    }
     switch event {
     case "newCall":
       let id = try Webhook.callID(try Webhook.required(form, "callId", provider: "sipgate.io"), field: "callId")
-      let direction = form["direction"] ?? "in"
-      guard direction == "in" || direction == "out" else {
-        throw Webhook.unknown(direction, field: "direction", known: ["in", "out"])
-      }
-      guard direction == "in" else { return WebhookAnswer([], contentType: xml, body: emptyResponse) }
+      guard (form["direction"] ?? "in") == "in" else { return WebhookAnswer([], contentType: xml, body: emptyResponse) }
       // `user[]` names who receives the call, not the caller: sipgate.io sends no caller's name.
       let call = IncomingCall(id: id, callerNumber: Webhook.callerNumber(form["from"]))
       let url = escaped(callbackURL)
@@ -44,7 +46,6 @@ public enum SipgateWebhook {
     case "hangup":
       let id = try Webhook.callID(try Webhook.required(form, "callId", provider: "sipgate.io"), field: "callId")
       let cause = form["cause"] ?? "normalClearing"
-      guard causes.contains(cause) else { throw Webhook.unknown(cause, field: "cause", known: causes) }
       // normalClearing: someone hung up a call that was answered (or the caller, before the answer: a ring
       // that ends like this without an `answer` is still a plain hangup). forwarded: taken elsewhere.
       let input: EngineInput =
@@ -54,6 +55,7 @@ public enum SipgateWebhook {
         }
       return WebhookAnswer([.input(input)], contentType: xml, body: emptyResponse)
     case "dtmf":
+      _ = try Webhook.callID(try Webhook.required(form, "callId", provider: "sipgate.io"), field: "callId")
       return WebhookAnswer([], contentType: xml, body: emptyResponse)
     default:
       throw Webhook.unknown(event, field: "event", known: events)

@@ -32,10 +32,20 @@ public enum VonageWebhook {
     guard root.members != nil else {
       throw InputError(location: "body:1:1", message: "an event must be a JSON object, not \(root.kindDescription)")
     }
+    // The fields read here are strings when present; anything else is refused, naming the field and place.
+    for field in ["status", "direction", "uuid", "from"] {
+      if let value = root[field], value.string == nil, !value.isNull {
+        let position = TextPosition.of(value.start, in: bytes)
+        throw InputError(
+          location: "body:\(position.line):\(position.column)", field: field,
+          message: "must be a string, not \(value.kindDescription)")
+      }
+    }
     let done = WebhookAnswer([], contentType: json, body: "{}")
     guard let status = root["status"]?.string else { return done }  // not a call status (record, input, ...)
     guard (root["direction"]?.string ?? "inbound") == "inbound" else { return done }
-    guard let uuidValue = root["uuid"], let uuid = uuidValue.string, !uuid.isEmpty else {
+    guard statuses.contains(status) else { return done }  // human/machine results, transfers, ...
+    guard let uuid = root["uuid"]?.string, !uuid.isEmpty else {
       throw InputError(location: "body", field: "uuid", message: "missing; a Vonage call event always sends it")
     }
     let id = try Webhook.callID(uuid, field: "uuid")
