@@ -10,7 +10,7 @@ import ServiceLifecycle
 ///
 /// Why a hook and not an import: the HTTP API's server (Hummingbird, SwiftNIO) brings C module maps that,
 /// in any module compiled against it, make Glibc's `stat` members need an import of CDispatch under
-/// MemberImportVisibility; the daemon, the doctor, the bench and their tests all use `stat`. The daemon stays
+/// MemberImportVisibility, and the daemon's own files use `stat` (socket directory, logging, systemd). It stays
 /// free of it; `callalert` and the HTTP tests add the add-on.
 public struct DaemonAddOn: Sendable {
   /// What it is, for errors: `http`.

@@ -46,9 +46,11 @@ for _ in $(seq 1 200); do  # at most 20 s for the daemon to listen
 done
 [ -n "$port" ] || { cat "$dir/daemon.log" >&2; echo "check-openapi: the daemon did not listen within 20 s" >&2; exit 1; }
 status=0
-schemathesis run docs/openapi.yaml --url "http://127.0.0.1:$port" \
+spec="$PWD/docs/openapi.yaml"
+# From the temporary folder: schemathesis keeps its example cache (.schemathesis/) where it runs.
+(cd "$dir" && schemathesis run "$spec" --url "http://127.0.0.1:$port" \
   -H "Authorization: Bearer openapi-check-token" --checks all --max-examples "${CHECK_OPENAPI_EXAMPLES:-10}" \
-  --exclude-path /v1/events --request-timeout 5 --generation-deterministic --no-color "$@" || status=$?
+  --exclude-path /v1/events --request-timeout 5 --generation-deterministic --no-color "$@") || status=$?
 if ! kill -0 "$pid" 2>/dev/null; then
   cat "$dir/daemon.log" >&2
   echo "check-openapi: the daemon did not survive the run" >&2
