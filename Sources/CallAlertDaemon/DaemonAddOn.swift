@@ -40,6 +40,8 @@ public struct DaemonAddOnContext: Sendable {
   public var handle: @Sendable (ControlRequest, String) async -> ControlResponse
   /// Subscribes to the engine's events (each call a new stream).
   public var subscribe: @Sendable () async -> AsyncStream<(event: EngineEvent, at: Date)>
+  /// Each connected board's link counters, by name.
+  public var linkStatistics: @Sendable () async -> [String: BoardLinkStatistics]
   /// The daemon's logger.
   public var logger: Logger
 }
@@ -62,7 +64,7 @@ extension Daemon {
           }
           continuation.onTermination = { _ in pump.cancel() }
         }
-      }, logger: logger)
+      }, linkStatistics: { await service.boardLinkStatistics() }, logger: logger)
     var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
     for addOn in options.addOns {
       services += try await addOn.services(context).map { .init(service: $0) }

@@ -13,6 +13,8 @@ import Synchronization
 ///   the engine's events.
 /// - `callalert_ring_duration_seconds`: from a call's `ringing` to its `stopped` (histogram).
 /// - `callalert_boards_connected`, `callalert_boards_configured`: read from the status at each scrape.
+/// - `callalert_link_retransmissions_total`, `callalert_link_resyncs_total`,
+///   `callalert_link_decode_errors_total` (by `board`): the boards' link counters, read at each scrape.
 /// - `callalert_http_call_to_ringing_seconds`: from an HTTP request or webhook that brings a call to the
 ///   daemon's answer that it rings (the engine decided and the PLAY is queued for the board).
 /// - `callalert_http_requests_total{route,status}`: the API's own answers.
@@ -29,6 +31,8 @@ public final class CallMetrics: Sendable {
   private let boardsConfigured: Metrics.Gauge
   /// When each ringing call began to ring, for its duration; bounded (the engine rings a few at a time).
   private let ringingSince = Mutex<[String: Date]>([:])
+  /// The link counters last seen per board, for the increments since.
+  private let lastLinks = Mutex<[String: HTTPLinkCounters]>([:])
 
   /// Creates metrics over a registry of their own.
   public init() {
@@ -87,6 +91,29 @@ public final class CallMetrics: Sendable {
       label: "callalert_http_requests_total", dimensions: [("route", route), ("status", String(status))],
       factory: factory
     ).increment()
+  }
+
+  /// Adds what each board's link counted since the last scrape to `callalert_link_retransmissions_total`,
+  /// `callalert_link_resyncs_total` and `callalert_link_decode_errors_total` (by `board`). A value below the
+  /// last one is a new connection counting from zero again: all of it is new.
+  public func update(links: [HTTPLinkCounters]) {
+    for counters in links {
+      let last = lastLinks.withLock { last in
+        defer { last[counters.board] = counters }
+        return last[counters.board]
+      }
+      func delta(_ now: UInt64, _ before: UInt64?) -> Int64 {
+        Int64(clamping: now >= (before ?? 0) ? now - (before ?? 0) : now)
+      }
+      let board = [("board", counters.board)]
+      for (label, now, before) in [
+        ("callalert_link_retransmissions_total", counters.retransmissions, last?.retransmissions),
+        ("callalert_link_resyncs_total", counters.resyncs, last?.resyncs),
+        ("callalert_link_decode_errors_total", counters.decodeErrors, last?.decodeErrors),
+      ] {
+        Metrics.Counter(label: label, dimensions: board, factory: factory).increment(by: delta(now, before))
+      }
+    }
   }
 
   /// Sets the boards' gauges from a status.

@@ -150,6 +150,7 @@ struct HTTPAPI: Sendable {
   /// `GET /metrics`: the boards' gauges refreshed from the status, then every metric as Prometheus text.
   func metricsText() async -> Response {
     if case .status(let report) = await backend.handle(.status, "http") { metrics.update(from: report) }
+    metrics.update(links: await backend.linkCounters())
     var headers = HTTPFields()
     headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
     return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.text())))

@@ -67,13 +67,37 @@ public struct HTTPBackend: Sendable {
   public var handle: @Sendable (ControlRequest, String) async -> ControlResponse
   /// The engine's events as they happen, for `GET /v1/events` and the call counters of `/metrics`.
   public var events: AsyncStream<HTTPEvent>
+  /// Each connected board's link counters, read at each `/metrics` scrape.
+  public var linkCounters: @Sendable () async -> [HTTPLinkCounters]
 
   /// Creates a backend.
   public init(
-    handle: @escaping @Sendable (ControlRequest, String) async -> ControlResponse, events: AsyncStream<HTTPEvent>
+    handle: @escaping @Sendable (ControlRequest, String) async -> ControlResponse, events: AsyncStream<HTTPEvent>,
+    linkCounters: @escaping @Sendable () async -> [HTTPLinkCounters] = { [] }
   ) {
     self.handle = handle
     self.events = events
+    self.linkCounters = linkCounters
+  }
+}
+
+/// A board link's counters on its current connection (from zero again after a reconnect).
+public struct HTTPLinkCounters: Equatable, Sendable {
+  /// The board's name.
+  public var board: String
+  /// Frames sent again because no answer came.
+  public var retransmissions: UInt64
+  /// Commands resent because the board had restarted (resyncs of the link).
+  public var resyncs: UInt64
+  /// Frames the decoder dropped (bad CRC, bad framing, too long).
+  public var decodeErrors: UInt64
+
+  /// Creates counters.
+  public init(board: String, retransmissions: UInt64, resyncs: UInt64, decodeErrors: UInt64) {
+    self.board = board
+    self.retransmissions = retransmissions
+    self.resyncs = resyncs
+    self.decodeErrors = decodeErrors
   }
 }
 

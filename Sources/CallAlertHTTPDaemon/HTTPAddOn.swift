@@ -33,7 +33,15 @@ extension DaemonAddOn {
         }
         continuation.onTermination = { _ in pump.cancel() }
       }
-      let backend = HTTPBackend(handle: context.handle, events: events)
+      let backend = HTTPBackend(
+        handle: context.handle, events: events,
+        linkCounters: {
+          await context.linkStatistics().sorted { $0.key < $1.key }.map { board, link in
+            HTTPLinkCounters(
+              board: board, retransmissions: link.retransmissions, resyncs: link.resyncs,
+              decodeErrors: link.decodeErrors)
+          }
+        })
       return [HTTPService(configuration: api, backend: backend, logger: context.logger, onListening: onListening)]
     }
   }

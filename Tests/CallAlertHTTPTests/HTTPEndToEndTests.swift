@@ -165,6 +165,10 @@ struct HTTPEndToEndTests {
     #expect(values["callalert_ring_duration_seconds_count"] == 2)
     #expect((values["callalert_http_call_to_ringing_seconds_count"] ?? 0) >= 1)
     #expect(values[#"callalert_http_requests_total{route="/v1/calls",status="200"}"#] == 2)
+    // A clean pseudo-terminal: the link counters are there for the board, and zero.
+    #expect(values[#"callalert_link_retransmissions_total{board="desk"}"#] == 0)
+    #expect(values[#"callalert_link_resyncs_total{board="desk"}"#] == 0)
+    #expect(values[#"callalert_link_decode_errors_total{board="desk"}"#] == 0)
     try await rig.stop()
   }
 }
