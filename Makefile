@@ -36,6 +36,7 @@ revision:
 ## test: install what is missing, build the QEMU firmware (when qemu-system-arm and ld.lld are here), build,
 ## run every test (the conformance suite runs on the virtual board and the firmware in QEMU; the suites named
 ## RealTime*, whose tests truly need the real clock (a pseudo-terminal's timing), run alone afterwards),
+## check docs/openapi.yaml against the running HTTP API with schemathesis (Tools/scripts/check-openapi.sh),
 ## compile the portable core as Embedded Swift, check Package.swift against docs/ARCHITECTURE.md's import
 ## rules, and check the install tree
 test: deps revision
@@ -43,6 +44,7 @@ test: deps revision
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --skip '$(REALTIME_SUITES)'
 	$(SWIFT) test --skip-build --filter '$(REALTIME_SUITES)' --no-parallel
+	@Tools/scripts/check-openapi.sh
 	@Tools/scripts/firmware-check.sh
 	@Tools/scripts/check-architecture.sh
 	@if [ "$${CALLALERT_SKIP_INSTALL_TESTS:-0}" != 1 ]; then BUILD_CONFIG=debug Tools/scripts/test-install.sh; fi

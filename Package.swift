@@ -25,6 +25,12 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
+    .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+    .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+    .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+    .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+    .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+    .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
   ],
   targets: [
     // Portable (standard library only; also compiled as Embedded Swift by `make firmware-check`).
@@ -103,6 +109,22 @@ let package = Package(
       dependencies: ["CallAlertEngine", .product(name: "GRDB", package: "GRDB.swift")],
       swiftSettings: strictSettings),
 
+    // Host: the HTTP API, the telephony webhooks' parsers, live events (SSE) and /metrics, on Hummingbird 2; it
+    // knows the daemon only through a handler closure and providers (it never imports CallAlertDaemon).
+    .target(
+      name: "CallAlertHTTP",
+      dependencies: [
+        "CallAlertControl", "CallAlertEngine", "CallAlertInputs", "CallAlertHistory", "CallAlertParsing",
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HTTPTypes", package: "swift-http-types"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "Metrics", package: "swift-metrics"),
+        .product(name: "Prometheus", package: "swift-prometheus"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+      ],
+      swiftSettings: strictSettings),
+
     // Host: the daemon: the engine at work, board drivers, the control socket, the demo.
     .target(
       name: "CallAlertDaemon",
@@ -112,6 +134,16 @@ let package = Package(
         "CallAlertBridges",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+      ],
+      swiftSettings: strictSettings),
+
+    // Host: the HTTP API as an add-on of the daemon (`run --http`, `http:`): secrets read, handler and events
+    // wired. Apart from the daemon, which never links the HTTP server (see DaemonAddOn).
+    .target(
+      name: "CallAlertHTTPDaemon",
+      dependencies: [
+        "CallAlertDaemon", "CallAlertHTTP", "CallAlertBridges", "CallAlertInputs",
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ],
       swiftSettings: strictSettings),
@@ -145,7 +177,7 @@ let package = Package(
         "CallAlertProtocol", "CallAlertBoardCore", "CallAlertSerial", "CallAlertVirtualBoard", "CallAlertClient",
         "CallAlertDaemon", "CallAlertInputs", "CallAlertControl", "CallAlertHistory", "CallAlertEngine",
         "CallAlertPatterns", "CallAlertQemu", "CallAlertDoctor", "CallAlertTransport", "CallAlertSimulation",
-        "CBuildInfo", .product(name: "SystemPackage", package: "swift-system"),
+        "CallAlertHTTPDaemon", "CBuildInfo", .product(name: "SystemPackage", package: "swift-system"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -177,7 +209,7 @@ let package = Package(
       dependencies: [
         "CallAlertBenchMalloc", "CallAlertProtocol", "CallAlertBoardCore", "CallAlertSerial", "CallAlertTransport",
         "CallAlertVirtualBoard", .product(name: "SystemPackage", package: "swift-system"),
-        "CallAlertClient", "CallAlertDaemon", "CallAlertSimulation", "CallAlertEngine",
+        "CallAlertClient", "CallAlertDaemon", "CallAlertSimulation", "CallAlertEngine", "CallAlertHTTPDaemon",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -280,6 +312,21 @@ let package = Package(
         .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ],
+      swiftSettings: strictSettings
+    ),
+    .testTarget(
+      name: "CallAlertHTTPTests",
+      dependencies: [
+        "CallAlertHTTP", "CallAlertHTTPDaemon", "CallAlertDaemon", "CallAlertSimulation", "CallAlertControl",
+        "CallAlertEngine",
+        "CallAlertInputs", "CallAlertHistory", "CallAlertVirtualBoard", "CallAlertTestSupport",
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+      ],
+      exclude: ["Fixtures"],
       swiftSettings: strictSettings
     ),
     .testTarget(

@@ -75,14 +75,18 @@ struct ControlLineReader {
 
   /// `source:line:column` of a byte offset; columns count Unicode scalars from 1.
   func location(_ offset: Int) -> String {
-    "\(source):\(lineNumber):\(TextPosition.of(offset, in: bytes).column)"
+    // A control line is one line; an HTTP body may have several (pretty-printed JSON).
+    let position = TextPosition.of(offset, in: bytes)
+    return "\(source):\(lineNumber + position.line - 1):\(position.column)"
   }
 
   func error(_ offset: Int, _ field: String, _ message: String) -> InputError {
     InputError(location: location(offset), field: field, message: message)
   }
 
-  func request() throws(InputError) -> ControlRequest {
+  /// The request the line asks for; with `impliedType` (an HTTP route's body), `type` is that type's and the
+  /// line may leave it out.
+  func request(impliedType: String? = nil) throws(InputError) -> ControlRequest {
     guard bytes.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) else {
       throw error(0, "", "empty line; send one JSON object per line, e.g. {\"type\":\"status\"}")
     }
@@ -101,6 +105,17 @@ struct ControlLineReader {
       throw error(member.keyOffset, member.key, "appears twice; give each field once")
     }
     let types = ControlRequest.fields.map(\.key)
+    if let impliedType, let allowed = ControlRequest.fields.first(where: { $0.key == impliedType })?.value {
+      if let typeValue = root["type"], typeValue.string != impliedType {
+        throw error(typeValue.start, "type", "\(typeValue.quoted) does not belong here; leave \"type\" out")
+      }
+      for member in members where member.key != "type" && !allowed.contains(member.key) {
+        let hint = Suggestion.hint(for: member.key, in: allowed)
+        let known = allowed.isEmpty ? "this takes no fields" : "this takes \(allowed.joined(separator: ", "))"
+        throw error(member.keyOffset, member.key, "unknown field\(hint); \(known)")
+      }
+      return try request(type: impliedType, root)
+    }
     guard let typeValue = root["type"] else {
       throw error(
         root.start, "type", "missing; say what the line is with \"type\": one of \(types.joined(separator: ", "))")

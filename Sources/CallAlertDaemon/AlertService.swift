@@ -124,6 +124,13 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
     return infos
   }
 
+  /// Each connected board's link counters, by name (for `/metrics`).
+  public func boardLinkStatistics() async -> [String: BoardLinkStatistics] {
+    var statistics: [String: BoardLinkStatistics] = [:]
+    for (name, driver) in drivers { statistics[name] = await driver.linkStatistics }
+    return statistics
+  }
+
   /// How each board's link stands, by name: `connecting`, `connected`, `unresponsive` (the port is open but
   /// the board stopped answering) or `disconnected`.
   public func boardLinks() async -> [String: String] {

@@ -29,6 +29,13 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
   private var lastInfo: BoardInfo?
   /// How the link stands, for `status`.
   private(set) var link = BoardLinkState.connecting
+  /// The link's counters on the current connection (BoardLinkStatistics.swift); nil while not connected.
+  var linkStatistics: BoardLinkStatistics? {
+    get async {
+      guard let client else { return nil }
+      return BoardLinkStatistics(await client.linkStatistics)
+    }
+  }
   /// Repeated FAULTs and line noise: the first logged, then a summary per interval.
   private var throttle = LogThrottle(intervalMs: BoardDriver.logSummaryIntervalMs)
   private var summaryTimer: Task<Void, Never>?

@@ -32,6 +32,11 @@ public struct DaemonOptions: Sendable {
   public var historyPath: String?
   /// Where the boards come from; nil: real ports (with `simulate`, the caller must hand in-process boards).
   public var boardSource: BoardSource?
+  /// `--http ADDR:PORT`: serve the HTTP API there (over the config's `http.listen`); nil: as the config says.
+  public var http: HTTPListenAddress?
+  /// Services that ride on the daemon (the HTTP API, CallAlertHTTPDaemon): each is given the typed handler
+  /// and the engine's events, and adds its services to the group.
+  public var addOns: [DaemonAddOn] = []
 
   /// Creates options.
   public init(
@@ -90,6 +95,7 @@ public enum Daemon {
       if configuration.engine.boards.isEmpty { configuration.engine.boards = [AlertBoard(name: "board")] }
       configuration.engine.boards[0].port = port
     }
+    try applyHTTPOption(options, to: &configuration)
     _ = try PatternCatalog.load(for: configuration)  // names the config uses must exist
     return configuration
   }
@@ -172,6 +178,7 @@ public enum Daemon {
     if options.readStandardInput {
       services.append(.init(service: StandardInputService(endpoint: endpoint), successTerminationBehavior: .ignore))
     }
+    services += try await addOnServices(options, configuration, handler: handler, service: service, logger: logger)
     logger.info("callalert daemon: \(configuration.engine.boards.count) board(s), socket \(configuration.socketPath)")
     return ServiceGroup(
       configuration: ServiceGroupConfiguration(services: services, gracefulShutdownSignals: signals, logger: logger))

@@ -29,6 +29,8 @@ public struct DaemonConfiguration: Equatable, Sendable {
   public var patternNameUses: [PatternNameUse] = []
   /// Phone systems to listen to (FRITZ!Box call monitor, Asterisk AMI); see docs/SOURCES.md.
   public var sources: [BridgeSource] = []
+  /// The HTTP API (`http:`, or `callalert run --http`); nil: off.
+  public var http: HTTPSettings? = nil
 
   /// The boards when the file lists none: one board, found automatically.
   public static let defaultBoards = [AlertBoard(name: "board", port: "auto")]

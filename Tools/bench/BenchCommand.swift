@@ -14,7 +14,7 @@ struct BenchCommand: AsyncParsableCommand {
     commandName: "callalert-bench",
     abstract: "Measure CallAlert's codec, flashing and daemon; or, with --soak, run the reliability soak.",
     discussion: """
-      Sections (all by default): codec, flash, idle, latency, cap, fanout. Figures are printed as a table and
+      Sections (all by default): codec, flash, idle, latency, http, cap, fanout. Figures are printed as a table and
       written to --json. Build it in release: swift build -c release --product callalert-bench.
       """)
 
@@ -67,7 +67,7 @@ struct BenchCommand: AsyncParsableCommand {
   @Flag(help: .hidden)
   var child = false
 
-  static let sections = ["codec", "flash", "idle", "latency", "cap", "fanout"]
+  static let sections = ["codec", "flash", "idle", "latency", "http", "cap", "fanout"]
 
   func validate() throws {
     if let only {
@@ -135,7 +135,7 @@ struct BenchCommand: AsyncParsableCommand {
   }
 
   /// Sections measured in a child process each.
-  static let daemonSections: Set<String> = ["idle", "latency", "cap", "fanout"]
+  static let daemonSections: Set<String> = ["idle", "latency", "http", "cap", "fanout"]
 
   /// Runs `name` in a child process of this executable and collects its figures and table rows.
   private func inChild(_ name: String, into table: inout ResultTable) async throws -> JSONValue {
@@ -321,6 +321,23 @@ struct BenchCommand: AsyncParsableCommand {
         target: "≤ 0.15 ms")
       if latency.failures > 0 { table.add("latency failures", "\(latency.failures)") }
       return latency.json
+
+    case "http":
+      let count = quick ? 50 : calls / 2
+      progress("HTTP API beside the control socket over \(count) calls, then wrk on GET /v1/status ...")
+      let figures = try await HTTPBench.measure(calls: count, wrkSeconds: quick ? 2 : 10)
+      table.add(
+        "HTTP call → first actuator change (\(figures.call.count))", Self.percentiles(figures.call),
+        target: "p99 < 2 ms")
+      table.add("  control socket, same daemon", Self.percentiles(figures.socketCall))
+      table.add("HTTP hangup → all actuators off (\(figures.hangup.count))", Self.percentiles(figures.hangup))
+      table.add("  control socket, same daemon", Self.percentiles(figures.socketHangup))
+      table.add(
+        "GET /v1/status under wrk (2 threads, 16 connections)",
+        figures.statusRequestsPerSecond.map { String(format: "%.0f requests/s; ", $0) + (figures.statusLatency ?? "") }
+          ?? "not measured (wrk is not installed: apt-get install wrk)")
+      if figures.failures > 0 { table.add("HTTP latency failures", "\(figures.failures)") }
+      return figures.json
 
     case "cap":
       let count = quick ? 10 : capCalls

@@ -1,4 +1,5 @@
 import CallAlertDaemon
+import CallAlertInputs
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -17,7 +18,7 @@ struct DaemonUnderTest {
   /// Writes the config and starts the daemon. Calls ring the built-in "DE" cadence (a steady 1 s tone, sent
   /// inline: the virtual boards have no table), and the missed-call indicator is off, so that "all
   /// actuators off" is what a hangup leaves.
-  static func start(boardPaths: [String], label: String) async throws -> DaemonUnderTest {
+  static func start(boardPaths: [String], label: String, addOns: [DaemonAddOn] = []) async throws -> DaemonUnderTest {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
       "callalert-bench-\(label)-\(UUID().uuidString.prefix(8))")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -38,8 +39,12 @@ struct DaemonUnderTest {
     try yaml.write(toFile: config, atomically: true, encoding: .utf8)
     var logger = Logger(label: "bench-daemon")
     logger.logLevel = .error
-    let group = try await Daemon.makeServiceGroup(
-      options: DaemonOptions(configPath: config, readStandardInput: false), logger: logger, eventSink: { _ in })
+    var options = DaemonOptions(configPath: config, readStandardInput: false)
+    if !addOns.isEmpty {
+      options.http = HTTPListenAddress(host: "127.0.0.1", port: 0)
+      options.addOns = addOns
+    }
+    let group = try await Daemon.makeServiceGroup(options: options, logger: logger, eventSink: { _ in })
     let running = Task { try await group.run() }
     return DaemonUnderTest(socket: socket, directory: directory, group: group, running: running)
   }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CallAlertDaemon
+import CallAlertHTTPDaemon
 import CallAlertInputs
 import CallAlertSerial
 import CallAlertSimulation
@@ -33,6 +34,17 @@ extension CallAlertCommand {
         valueName: "file"))
     var history: String?
     @Option(help: "How events are printed.") var events: EventsFormat?
+    @Option(
+      help: ArgumentHelp(
+        "Serve the HTTP API (docs/openapi.yaml) on ADDR:PORT, e.g. 127.0.0.1:8080; beyond loopback the config's "
+          + "http.token_file is required.", valueName: "addr:port"),
+      transform: { text in
+        switch HTTPListenAddress.parse(text) {
+        case .success(let address): return address
+        case .failure(let problem): throw ValidationError(problem.description)
+        }
+      })
+    var http: HTTPListenAddress?
     @Flag(help: "Do not read standard input.") var noStdin = false
     @Flag(help: "Log debug detail on standard error (--log-level debug).") var verbose = false
     @Option(help: ArgumentHelp("The least severe messages logged (default info).", valueName: "level"))
@@ -49,6 +61,8 @@ extension CallAlertCommand {
         configPath: config, port: port.port, simulate: simulate, socketPath: socket, events: events,
         readStandardInput: !noStdin, baudRate: port.baud, historyPath: history)
       if simulate { options.boardSource = .virtualBoards() }
+      options.http = http
+      options.addOns = [.http()]
       do {
         try await Daemon.run(options: options, logger: Logger(label: "callalert"))
       } catch let error as DaemonStartError {

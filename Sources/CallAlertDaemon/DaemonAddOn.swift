@@ -1,0 +1,99 @@
+import CallAlertControl
+import CallAlertEngine
+import CallAlertInputs
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// A service that rides on the daemon without the daemon knowing it (the HTTP API, in CallAlertHTTPDaemon):
+/// given what the daemon offers, it returns services for the group, or none when the config does not ask.
+///
+/// Why a hook and not an import: the HTTP API's server (Hummingbird, SwiftNIO) brings C module maps that,
+/// in any module compiled against it, make Glibc's `stat` members need an import of CDispatch under
+/// MemberImportVisibility, and the daemon's own files use `stat` (socket directory, logging, systemd). It stays
+/// free of it; `callalert` and the HTTP tests add the add-on.
+public struct DaemonAddOn: Sendable {
+  /// What it is, for errors: `http`.
+  public var name: String
+  /// Checks the configuration before the daemon takes its socket and locks (a secret file others may read
+  /// is refused here, so a refused start leaves nothing behind).
+  public var check: @Sendable (DaemonConfiguration) throws(DaemonStartError) -> Void
+  /// Makes its services.
+  public var services: @Sendable (DaemonAddOnContext) async throws(DaemonStartError) -> [any Service]
+
+  /// Creates an add-on.
+  public init(
+    name: String, check: @escaping @Sendable (DaemonConfiguration) throws(DaemonStartError) -> Void = { _ in },
+    services: @escaping @Sendable (DaemonAddOnContext) async throws(DaemonStartError) -> [any Service]
+  ) {
+    self.name = name
+    self.check = check
+    self.services = services
+  }
+}
+
+/// What the daemon offers an add-on.
+public struct DaemonAddOnContext: Sendable {
+  /// The configuration the daemon started with (command-line overrides applied).
+  public var configuration: DaemonConfiguration
+  /// Answers a typed request as the control socket does; the `String` names the source (`http`, `sipgate`).
+  public var handle: @Sendable (ControlRequest, String) async -> ControlResponse
+  /// Subscribes to the engine's events (each call a new stream).
+  public var subscribe: @Sendable () async -> AsyncStream<(event: EngineEvent, at: Date)>
+  /// Each connected board's link counters, by name.
+  public var linkStatistics: @Sendable () async -> [String: BoardLinkStatistics]
+  /// The daemon's logger.
+  public var logger: Logger
+}
+
+extension Daemon {
+  /// The add-ons' services.
+  static func addOnServices<C: Clock>(
+    _ options: DaemonOptions, _ configuration: DaemonConfiguration, handler: ControlHandler<C>,
+    service: AlertService<C>, logger: Logger
+  ) async throws(DaemonStartError) -> [ServiceGroupConfiguration.ServiceConfiguration] {
+    let context = DaemonAddOnContext(
+      configuration: configuration,
+      handle: { request, source in await handler.handle(request, source: source, lineNumber: 1) },
+      subscribe: {
+        let published = await service.subscribe()
+        return AsyncStream(bufferingPolicy: .bufferingNewest(1_024)) { continuation in
+          let pump = Task {
+            for await event in published { continuation.yield((event.event, event.at)) }
+            continuation.finish()
+          }
+          continuation.onTermination = { _ in pump.cancel() }
+        }
+      }, linkStatistics: { await service.boardLinkStatistics() }, logger: logger)
+    var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
+    for addOn in options.addOns {
+      services += try await addOn.services(context).map { .init(service: $0) }
+    }
+    return services
+  }
+
+  /// `--http ADDR:PORT` over the config's `http:` (keeping its token and URL), checked: beyond loopback a
+  /// token file is required, so anyone who can reach the port cannot ring the boards; then the add-ons'
+  /// checks.
+  static func applyHTTPOption(
+    _ options: DaemonOptions, to configuration: inout DaemonConfiguration
+  )
+    throws(DaemonStartError)
+  {
+    if let listen = options.http {
+      var settings = configuration.http ?? HTTPSettings(listen: listen)
+      settings.listen = listen
+      configuration.http = settings
+    }
+    if let settings = configuration.http, !settings.listen.isLoopback, settings.tokenFile == nil {
+      throw DaemonStartError(
+        description: "http: \(settings.listen) is reachable beyond this machine: set http.token_file in the config "
+          + "(a 0600 file holding the bearer token), or listen on 127.0.0.1")
+    }
+    // An http: section that nothing serves is an error, not a silently missing API.
+    if configuration.http != nil && !options.addOns.contains(where: { $0.name == "http" }) {
+      throw DaemonStartError(description: "http: this program was built without the HTTP API")
+    }
+    for addOn in options.addOns { try addOn.check(configuration) }
+  }
+}

@@ -1,0 +1,116 @@
+import CallAlertControl
+import CallAlertEngine
+import Foundation
+
+/// What the HTTP API needs to know: where it listens, its secrets and limits. The daemon builds it from the
+/// config's `http:` section (docs/CONFIG.md) after reading the secrets' files.
+public struct HTTPAPIConfiguration: Sendable {
+  /// The host to bind: an IPv4 or IPv6 literal, or `localhost`.
+  public var host: String
+  /// The port to bind; 0 asks the system for a free one (read it back with `onListening`).
+  public var port: Int
+  /// The bearer token every route but `/healthz` asks for; nil: none asked (loopback only).
+  public var token: String?
+  /// The Twilio account's auth token; when set, Twilio webhooks must carry a valid `X-Twilio-Signature`.
+  public var twilioAuthToken: String?
+  /// The URL the providers call, without `/v1/...` (e.g. `https://example.org/callalert`); nil: `http://` and
+  /// the request's `Host`.
+  public var publicURL: String?
+  /// Sizes and times.
+  public var limits: HTTPLimits
+
+  /// Creates a configuration.
+  public init(
+    host: String = "127.0.0.1", port: Int, token: String? = nil, twilioAuthToken: String? = nil,
+    publicURL: String? = nil, limits: HTTPLimits = HTTPLimits()
+  ) {
+    self.host = host
+    self.port = port
+    self.token = token
+    self.twilioAuthToken = twilioAuthToken
+    self.publicURL = publicURL
+    self.limits = limits
+  }
+}
+
+/// The API's limits: what a caller may send and how long it may take.
+public struct HTTPLimits: Sendable {
+  /// The largest request body; a larger one is refused with 413.
+  public var bodyBytes: Int
+  /// How long a connection may sit idle (headers not sent, or between requests) before it is closed.
+  public var idleTimeout: Duration
+  /// How long a request's body may take to arrive; a slower one is refused with 408.
+  public var bodyTimeout: Duration
+  /// How many events `GET /v1/events` keeps for `Last-Event-ID` resumes.
+  public var eventBuffer: Int
+  /// How often an idle event stream gets a comment line, so proxies and clients see it is alive.
+  public var eventKeepAlive: Duration
+
+  /// Creates limits: 64 KiB bodies, 30 s idle, 10 s per body, 256 events kept, a keep-alive every 15 s.
+  public init(
+    bodyBytes: Int = 64 * 1_024, idleTimeout: Duration = .seconds(30), bodyTimeout: Duration = .seconds(10),
+    eventBuffer: Int = 256, eventKeepAlive: Duration = .seconds(15)
+  ) {
+    self.bodyBytes = bodyBytes
+    self.idleTimeout = idleTimeout
+    self.bodyTimeout = bodyTimeout
+    self.eventBuffer = eventBuffer
+    self.eventKeepAlive = eventKeepAlive
+  }
+}
+
+/// The daemon as the HTTP API sees it: a handler of typed control requests and the engine's events. The
+/// API never imports the daemon; the daemon hands these in.
+public struct HTTPBackend: Sendable {
+  /// Answers one typed request; the `String` names where it came from (`http`, `sipgate`, ...), for logs and
+  /// id-less pushes.
+  public var handle: @Sendable (ControlRequest, String) async -> ControlResponse
+  /// The engine's events as they happen, for `GET /v1/events` and the call counters of `/metrics`.
+  public var events: AsyncStream<HTTPEvent>
+  /// Each connected board's link counters, read at each `/metrics` scrape.
+  public var linkCounters: @Sendable () async -> [HTTPLinkCounters]
+
+  /// Creates a backend.
+  public init(
+    handle: @escaping @Sendable (ControlRequest, String) async -> ControlResponse, events: AsyncStream<HTTPEvent>,
+    linkCounters: @escaping @Sendable () async -> [HTTPLinkCounters] = { [] }
+  ) {
+    self.handle = handle
+    self.events = events
+    self.linkCounters = linkCounters
+  }
+}
+
+/// A board link's counters on its current connection (from zero again after a reconnect).
+public struct HTTPLinkCounters: Equatable, Sendable {
+  /// The board's name.
+  public var board: String
+  /// Frames sent again because no answer came.
+  public var retransmissions: UInt64
+  /// Commands resent because the board had restarted (resyncs of the link).
+  public var resyncs: UInt64
+  /// Frames the decoder dropped (bad CRC, bad framing, too long).
+  public var decodeErrors: UInt64
+
+  /// Creates counters.
+  public init(board: String, retransmissions: UInt64, resyncs: UInt64, decodeErrors: UInt64) {
+    self.board = board
+    self.retransmissions = retransmissions
+    self.resyncs = resyncs
+    self.decodeErrors = decodeErrors
+  }
+}
+
+/// One engine event with when it happened.
+public struct HTTPEvent: Sendable {
+  /// The event.
+  public var event: EngineEvent
+  /// When it happened.
+  public var at: Date
+
+  /// Creates an event.
+  public init(_ event: EngineEvent, at: Date) {
+    self.event = event
+    self.at = at
+  }
+}

@@ -1,0 +1,77 @@
+import CallAlertControl
+import CallAlertEngine
+internal import Hummingbird
+import Logging
+internal import NIOCore
+import ServiceLifecycle
+
+/// The daemon's HTTP API as a named service of its group: listens where the configuration says, feeds the
+/// event stream and the metrics from the engine's events, and on graceful shutdown ends the event streams so
+/// the server can close its connections.
+public struct HTTPService: Service {
+  private let configuration: HTTPAPIConfiguration
+  private let backend: HTTPBackend
+  private let metrics: CallMetrics
+  private let logger: Logger
+  private let onListening: @Sendable (Int) async -> Void
+
+  /// Creates the service.
+  ///
+  /// - Parameters:
+  ///   - metrics: What `/metrics` shows; the daemon may record into it too.
+  ///   - onListening: Called once the server listens, with its port (the bound one when asked for port 0).
+  public init(
+    configuration: HTTPAPIConfiguration, backend: HTTPBackend, metrics: CallMetrics = CallMetrics(), logger: Logger,
+    onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+  ) {
+    self.configuration = configuration
+    self.backend = backend
+    self.metrics = metrics
+    self.logger = logger
+    self.onListening = onListening
+  }
+
+  /// Serves until graceful shutdown or cancellation.
+  public func run() async throws {
+    let feed = EventFeed(capacity: configuration.limits.eventBuffer)
+    let api = HTTPAPI(configuration: configuration, backend: backend, feed: feed, metrics: metrics, logger: logger)
+    let (seconds, attoseconds) = configuration.limits.idleTimeout.components
+    let idle = TimeAmount.nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    let host = configuration.host
+    let logger = logger
+    let onListening = onListening
+    let app = Application(
+      router: api.router(), server: .http1(configuration: .init(idleTimeout: idle)),
+      configuration: ApplicationConfiguration(
+        address: .hostname(host, port: configuration.port), serverName: "callalert"),
+      onServerRunning: { channel in
+        let port = channel.localAddress?.port ?? 0
+        logger.notice("http: listening on http://\(host.contains(":") ? "[\(host)]" : host):\(port)")
+        await onListening(port)
+      },
+      logger: logger)
+    let events = backend.events
+    let metrics = metrics
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      group.addTask {
+        for await published in events {
+          metrics.record(published.event, at: published.at)
+          await feed.publish(
+            name: EventLine.name(of: published.event), data: EventLine.json(published.event, at: published.at))
+        }
+      }
+      defer { group.cancelAll() }
+      do {
+        try await withGracefulShutdownHandler {
+          try await app.run()
+        } onGracefulShutdown: {
+          Task { await feed.finish() }
+        }
+      } catch {
+        logger.error("http: cannot serve on \(host):\(configuration.port): \(error)")
+        throw error
+      }
+      await feed.finish()
+    }
+  }
+}

@@ -1,0 +1,58 @@
+import CallAlertBridges
+import CallAlertDaemon
+import CallAlertHTTP
+import CallAlertInputs
+import ServiceLifecycle
+
+extension DaemonAddOn {
+  /// The HTTP API (CallAlertHTTP) on the daemon, when the config's `http:` or `--http` asks: its secrets
+  /// read (files that others may read are refused at start), typed requests to the daemon's handler, the
+  /// engine's events for `/v1/events` and `/metrics`.
+  ///
+  /// - Parameter onListening: told the port once the server listens (the bound one for port 0).
+  public static func http(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) -> DaemonAddOn {
+    DaemonAddOn(
+      name: "http",
+      check: { (configuration) throws(DaemonStartError) in
+        guard let settings = configuration.http else { return }
+        _ = try secret(settings.tokenFile, "http.token_file")
+        _ = try secret(settings.twilioAuthTokenFile, "http.twilio_auth_token_file")
+      }
+    ) { (context) throws(DaemonStartError) in
+      guard let settings = context.configuration.http else { return [] }
+      let api = HTTPAPIConfiguration(
+        host: settings.listen.host, port: settings.listen.port,
+        token: try secret(settings.tokenFile, "http.token_file"),
+        twilioAuthToken: try secret(settings.twilioAuthTokenFile, "http.twilio_auth_token_file"),
+        publicURL: settings.publicURL)
+      let published = await context.subscribe()
+      let events = AsyncStream<HTTPEvent>(bufferingPolicy: .bufferingNewest(1_024)) { continuation in
+        let pump = Task {
+          for await (event, at) in published { continuation.yield(HTTPEvent(event, at: at)) }
+          continuation.finish()
+        }
+        continuation.onTermination = { _ in pump.cancel() }
+      }
+      let backend = HTTPBackend(
+        handle: context.handle, events: events,
+        linkCounters: {
+          await context.linkStatistics().sorted { $0.key < $1.key }.map { board, link in
+            HTTPLinkCounters(
+              board: board, retransmissions: link.retransmissions, resyncs: link.resyncs,
+              decodeErrors: link.decodeErrors)
+          }
+        })
+      return [HTTPService(configuration: api, backend: backend, logger: context.logger, onListening: onListening)]
+    }
+  }
+
+  /// A secret file's first line; a file others may read is refused, naming the config's field.
+  private static func secret(_ path: String?, _ field: String) throws(DaemonStartError) -> String? {
+    guard let path else { return nil }
+    do {
+      return try SecretFile.read(path)
+    } catch {
+      throw DaemonStartError(description: "\(field): \(error)")
+    }
+  }
+}

@@ -1,0 +1,179 @@
+import AsyncHTTPClient
+import CallAlertDaemon
+import CallAlertHTTPDaemon
+import CallAlertTestSupport
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+import ServiceLifecycle
+import Synchronization
+
+/// The daemon as a user runs it with `http:` in its config: a virtual board behind a pseudo-terminal, the
+/// HTTP API on a free loopback port (bound to port 0, read back), and a real HTTP client (AsyncHTTPClient).
+final class HTTPDaemonRig: Sendable {
+  let board: PseudoTerminalBoard
+  let directory: URL
+  let port: Int
+  let group: ServiceGroup
+  let running: Task<Void, any Error>
+
+  /// What an answer was.
+  struct Reply {
+    var status: Int
+    var headers: HTTPHeaders
+    var body: String
+    var contentType: String { headers.first(name: "content-type") ?? "" }
+  }
+
+  struct StartFailure: Error, CustomStringConvertible { var description: String }
+
+  /// A temporary folder with a config (`http:` gets `extraHTTP`'s lines), the daemon started in it.
+  static func start(extraHTTP: String = "", prepare: (URL) throws -> Void = { _ in }) async throws -> HTTPDaemonRig {
+    let board = try PseudoTerminalBoard()
+    let directory = try makeDirectory()
+    try prepare(directory)
+    let config = try writeConfig(in: directory, board: board.slavePath, extraHTTP: extraHTTP)
+    let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+    var options = DaemonOptions(configPath: config, readStandardInput: false)
+    options.addOns = [.http(onListening: { port in continuation.yield(port) })]
+    let group = try await Daemon.makeServiceGroup(
+      options: options, logger: Logger(label: "http-test"), eventSink: { _ in })
+    let running = Task { try await group.run() }
+    let port = await finishing(within: 10) {
+      var iterator = ports.makeAsyncIterator()
+      return await iterator.next()
+    }
+    guard let port = port ?? nil else {
+      await group.triggerGracefulShutdown()
+      await board.stop()
+      throw StartFailure(description: "the HTTP API did not listen within 10 s")
+    }
+    return HTTPDaemonRig(board: board, directory: directory, port: port, group: group, running: running)
+  }
+
+  private init(
+    board: PseudoTerminalBoard, directory: URL, port: Int, group: ServiceGroup, running: Task<Void, any Error>
+  ) {
+    self.board = board
+    self.directory = directory
+    self.port = port
+    self.group = group
+    self.running = running
+  }
+
+  static func makeDirectory() throws -> URL {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "callalert-http-\(UUID().uuidString.prefix(8))")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    return directory
+  }
+
+  static func writeConfig(in directory: URL, board: String, extraHTTP: String) throws -> String {
+    let config = directory.appendingPathComponent("config.yaml").path
+    let yaml = """
+      cap: 20s
+      boards:
+        - name: desk
+          port: \(board)
+      socket:
+        path: \(directory.appendingPathComponent("control.sock").path)
+      history:
+        path: \(directory.appendingPathComponent("history.sqlite").path)
+      http:
+        listen: 127.0.0.1:0
+      \(extraHTTP.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
+      """
+    try yaml.write(toFile: config, atomically: true, encoding: .utf8)
+    return config
+  }
+
+  /// Writes a secret file with `mode`.
+  static func writeSecret(_ text: String, at path: String, mode: Int) throws {
+    try text.write(toFile: path, atomically: true, encoding: .utf8)
+    try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
+  }
+
+  var base: String { "http://127.0.0.1:\(port)" }
+
+  /// One request over real HTTP; its answer, whole.
+  func send(
+    _ method: HTTPMethod, _ path: String, body: String? = nil, headers: [(String, String)] = []
+  ) async throws -> Reply {
+    var request = HTTPClientRequest(url: base + path)
+    request.method = method
+    for (name, value) in headers { request.headers.add(name: name, value: value) }
+    if let body { request.body = .bytes(ByteBuffer(string: body)) }
+    let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+    let buffer = try await response.body.collect(upTo: 1 << 20)
+    return Reply(status: Int(response.status.code), headers: response.headers, body: String(buffer: buffer))
+  }
+
+  /// Whether the board's first actuator plays (or stops) within 10 s.
+  func boardPlays(_ playing: Bool) async -> Bool {
+    let board = self.board
+    return await finishing(within: 10) { await board.waitUntil(playing: playing) } ?? false
+  }
+
+  func stop() async throws {
+    await group.triggerGracefulShutdown()
+    try await running.value
+    await board.stop()
+    try? FileManager.default.removeItem(at: directory)
+  }
+}
+
+/// A Server-Sent Events reader over a real connection: each event (or the opening `retry:` block) as it
+/// arrives; cancelling its task closes the connection.
+struct EventReader {
+  /// One block of the stream.
+  struct Block: Equatable, Sendable {
+    var id: UInt64?
+    var event: String?
+    var data: String?
+  }
+
+  let blocks: AsyncStream<Block>
+  let task: Task<Void, Never>
+
+  init(_ url: String, lastEventID: UInt64? = nil) {
+    let (blocks, continuation) = AsyncStream.makeStream(of: Block.self)
+    self.blocks = blocks
+    task = Task {
+      defer { continuation.finish() }
+      var request = HTTPClientRequest(url: url)
+      if let lastEventID { request.headers.add(name: "Last-Event-ID", value: String(lastEventID)) }
+      guard let response = try? await HTTPClient.shared.execute(request, timeout: .seconds(30)) else { return }
+      var pending = ""
+      do {
+        for try await buffer in response.body {
+          pending += String(buffer: buffer)
+          while let end = pending.range(of: "\n\n") {
+            let text = pending[..<end.lowerBound]
+            pending = String(pending[end.upperBound...])
+            var block = Block()
+            var comment = true
+            for line in text.split(separator: "\n") {
+              if line.hasPrefix("id: ") { block.id = UInt64(line.dropFirst(4)) }
+              if line.hasPrefix("event: ") { block.event = String(line.dropFirst(7)) }
+              if line.hasPrefix("data: ") { block.data = String(line.dropFirst(6)) }
+              if !line.hasPrefix(":") { comment = false }
+            }
+            if !comment { continuation.yield(block) }
+          }
+        }
+      } catch {}
+    }
+  }
+
+  /// The next block within 10 s, or nil.
+  func next() async -> Block? {
+    let blocks = self.blocks
+    return await finishing(within: 10) {
+      var iterator = blocks.makeAsyncIterator()
+      return await iterator.next()
+    } ?? nil
+  }
+
+  func close() { task.cancel() }
+}

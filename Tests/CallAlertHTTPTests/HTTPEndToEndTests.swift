@@ -1,0 +1,174 @@
+import AsyncHTTPClient
+import CallAlertDaemon
+import CallAlertHTTPDaemon
+import CallAlertTestSupport
+import Foundation
+import Logging
+import NIOHTTP1
+import Testing
+
+/// The HTTP API over real HTTP on loopback, in the daemon, with a virtual board: what a provider's webhook
+/// or a script with curl does.
+@Suite("HTTP end to end", .serialized, .timeLimit(.minutes(1)))
+struct HTTPEndToEndTests {
+  @Test func aSipgateWebhookRingsTheBoardAndItsHangupSilencesIt() async throws {
+    let rig = try await HTTPDaemonRig.start()
+    let form = [("content-type", "application/x-www-form-urlencoded")]
+    let newCall = try await rig.send(
+      .POST, "/v1/webhooks/sipgate",
+      body: "event=newCall&from=492111234567&to=4915791234567&direction=in&callId=sg1&user%5B%5D=Alice", headers: form)
+    #expect(newCall.status == 200 && newCall.contentType == "application/xml")
+    #expect(newCall.body.contains(#"onHangup="http://127.0.0.1:\#(rig.port)/v1/webhooks/sipgate""#))
+    #expect(await rig.boardPlays(true))
+
+    // The caller gives up: the board goes quiet and the call is missed.
+    let hangup = try await rig.send(
+      .POST, "/v1/webhooks/sipgate", body: "event=hangup&cause=cancel&callId=sg1&direction=in", headers: form)
+    #expect(hangup.status == 200)
+    #expect(await rig.boardPlays(false))
+    let missed = try await rig.send(.GET, "/v1/history?missed=true&limit=5")
+    #expect(missed.status == 200 && missed.body.contains(#""id":"sg1""#))
+
+    // The JSON API: a call, its hangup.
+    let call = try await rig.send(.POST, "/v1/calls", body: #"{"id":"c1","caller":"+4930123","name":"Alice"}"#)
+    #expect(call.status == 200 && call.body.contains(#""outcome":"ringing""#))
+    #expect(await rig.boardPlays(true))
+    let stop = try await rig.send(.POST, "/v1/calls/c1/hangup")
+    #expect(stop.status == 200 && stop.body.contains(#""outcome":"stopped""#))
+    #expect(await rig.boardPlays(false))
+    try await rig.stop()
+  }
+
+  @Test func badRequestsGetProblemDocumentsNamingTheFieldAndThePlace() async throws {
+    let rig = try await HTTPDaemonRig.start()
+    let level = try await rig.send(.POST, "/v1/calls", body: "{\n  \"id\": \"c2\",\n  \"level\": \"urgent\"\n}")
+    #expect(level.status == 400 && level.contentType == "application/problem+json")
+    #expect(level.body.contains(#""field":"level""#) && level.body.contains(#""location":"body:3:12""#))
+    let syntax = try await rig.send(.POST, "/v1/calls", body: #"{"id":"#)
+    #expect(syntax.status == 400 && syntax.body.contains(#""location":"body:1:7""#))
+    let limit = try await rig.send(.GET, "/v1/history?limit=0")
+    #expect(
+      limit.status == 400 && limit.body.contains(#""field":"limit""#) && limit.body.contains(#""location":"query""#))
+    let large = try await rig.send(.POST, "/v1/push", body: String(repeating: " ", count: 70 * 1_024))
+    #expect(large.status == 413 && large.contentType == "application/problem+json")
+    let unknown = try await rig.send(.GET, "/v2/calls")
+    #expect(unknown.status == 404 && unknown.contentType == "application/problem+json")
+    let method = try await rig.send(.DELETE, "/v1/calls")
+    #expect(method.status == 405 && method.headers.first(name: "allow") == "POST")
+    let id = try await rig.send(.POST, "/v1/calls/%07/hangup")
+    #expect(id.status == 400 && id.body.contains(#""field":"id""#))
+    let dnd = try await rig.send(.PUT, "/v1/dnd", body: #"{"mode":"scheduld"}"#)
+    #expect(dnd.status == 400 && dnd.body.contains("did you mean 'scheduled'"), "\(dnd.body)")
+    // Nothing was lost: the daemon still answers, and a good request works.
+    let on = try await rig.send(.PUT, "/v1/dnd", body: #"{"mode":"on","silent":true}"#)
+    #expect(
+      on.status == 200 && on.body.contains(#""active":true"#) && on.body.contains(#""silent":true"#), "\(on.body)")
+    try await rig.stop()
+  }
+
+  @Test func theTokenIsAskedOnEveryRouteButHealthz() async throws {
+    let rig = try await HTTPDaemonRig.start(extraHTTP: "token_file: token") { directory in
+      try HTTPDaemonRig.writeSecret("s3cret\n", at: directory.appendingPathComponent("token").path, mode: 0o600)
+    }
+    let none = try await rig.send(.GET, "/v1/status")
+    #expect(none.status == 401 && none.contentType == "application/problem+json")
+    #expect(none.headers.first(name: "www-authenticate")?.hasPrefix("Bearer") == true)
+    let wrong = try await rig.send(.GET, "/v1/status", headers: [("Authorization", "Bearer s3cres")])
+    #expect(wrong.status == 401)
+    let right = try await rig.send(.GET, "/v1/status", headers: [("Authorization", "Bearer s3cret")])
+    #expect(right.status == 200 && right.body.contains(#""status":"#))
+    #expect(try await rig.send(.GET, "/healthz").status == 200)
+    #expect(try await rig.send(.GET, "/metrics").status == 401)
+    // A provider cannot send a bearer header: webhooks take the token in the URL too, not the API.
+    let vonage = #"{"status":"ringing","direction":"inbound","uuid":"v1","from":"441234567890"}"#
+    #expect(try await rig.send(.POST, "/v1/webhooks/vonage", body: vonage).status == 401)
+    #expect(try await rig.send(.POST, "/v1/webhooks/vonage?token=s3cret", body: vonage).status == 200)
+    #expect(try await rig.send(.GET, "/v1/status?token=s3cret").status == 401)
+    try await rig.stop()
+  }
+
+  @Test func aTokenFileOthersMayReadIsRefusedAtStart() async throws {
+    let board = try PseudoTerminalBoard()
+    let directory = try HTTPDaemonRig.makeDirectory()
+    try HTTPDaemonRig.writeSecret("s3cret", at: directory.appendingPathComponent("token").path, mode: 0o644)
+    let config = try HTTPDaemonRig.writeConfig(in: directory, board: board.slavePath, extraHTTP: "token_file: token")
+    var options = DaemonOptions(configPath: config, readStandardInput: false)
+    options.addOns = [.http()]
+    let error = await #expect(throws: DaemonStartError.self) {
+      _ = try await Daemon.makeServiceGroup(options: options, logger: Logger(label: "http-test"), eventSink: { _ in })
+    }
+    #expect(error?.description.contains("http.token_file") == true && error?.description.contains("chmod 600") == true)
+    // Without the add-on, an http: section is refused rather than silently not served.
+    let bare = await #expect(throws: DaemonStartError.self) {
+      _ = try await Daemon.makeServiceGroup(
+        options: DaemonOptions(configPath: config, readStandardInput: false), logger: Logger(label: "http-test"),
+        eventSink: { _ in })
+    }
+    #expect(bare?.description.contains("without the HTTP API") == true)
+    await board.stop()
+  }
+
+  @Test func eventsAreReadLiveAndResumedAfterAReconnect() async throws {
+    let rig = try await HTTPDaemonRig.start()
+    let first = EventReader(rig.base + "/v1/events")
+    #expect(await first.next()?.event == nil)  // the opening `retry:`: subscribed
+    _ = try await rig.send(.POST, "/v1/calls", body: #"{"id":"e1"}"#)
+    #expect(await rig.boardPlays(true))
+    var ringing = try #require(await first.next())
+    // A call that came before the board connected is announced again when it rings there.
+    while ringing.event != "ringing" || ringing.data?.contains(#""boards":[]"#) == true {
+      ringing = try #require(await first.next())
+    }
+    #expect(ringing.event == "ringing" && ringing.data?.contains(#""id":"e1""#) == true)
+    let seen = try #require(ringing.id)
+    first.close()
+
+    // While nobody listens the call stops; a client reconnecting with Last-Event-ID gets what it missed.
+    _ = try await rig.send(.POST, "/v1/calls/e1/hangup")
+    #expect(await rig.boardPlays(false))
+    let second = EventReader(rig.base + "/v1/events", lastEventID: seen)
+    #expect(await second.next()?.event == nil)
+    var replayed: [EventReader.Block] = []
+    while let block = await second.next() {
+      replayed.append(block)
+      if block.event == "stopped" { break }
+    }
+    #expect(replayed.first?.id == seen + 1)
+    #expect(!replayed.contains { $0.event == "ringing" })
+    #expect(replayed.last?.event == "stopped" && replayed.last?.data?.contains(#""id":"e1""#) == true)
+    second.close()
+    try await rig.stop()
+  }
+
+  @Test func metricsAreValidPrometheusText() async throws {
+    let rig = try await HTTPDaemonRig.start()
+    // The first call may come before the board connected (it waits, then rings); the second rings at once.
+    for id in ["m1", "m2"] {
+      _ = try await rig.send(.POST, "/v1/calls", body: #"{"id":"\#(id)"}"#)
+      #expect(await rig.boardPlays(true))
+      _ = try await rig.send(.POST, "/v1/calls/\(id)/hangup")
+      #expect(await rig.boardPlays(false))
+    }
+    let reply = try await rig.send(.GET, "/metrics")
+    #expect(reply.status == 200 && reply.contentType.hasPrefix("text/plain; version=0.0.4"))
+    var values: [String: Double] = [:]
+    let sample =
+      /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[a-zA-Z_][a-zA-Z0-9_]*="[^"]*"(,[a-zA-Z_][a-zA-Z0-9_]*="[^"]*")*\})? (\S+)$/
+    for line in reply.body.split(separator: "\n") {
+      if line.hasPrefix("# TYPE ") || line.hasPrefix("# HELP ") { continue }
+      let match = try #require(try sample.wholeMatch(in: String(line)), "not Prometheus text: \(line)")
+      let value = try #require(Double(String(match.output.4)) ?? (match.output.4 == "+Inf" ? .infinity : nil))
+      values[String(match.output.1) + String(match.output.2 ?? "")] = value
+    }
+    #expect(values["callalert_calls_rung_total"] == 2)
+    #expect(values["callalert_boards_connected"] == 1)
+    #expect(values["callalert_ring_duration_seconds_count"] == 2)
+    #expect((values["callalert_http_call_to_ringing_seconds_count"] ?? 0) >= 1)
+    #expect(values[#"callalert_http_requests_total{route="/v1/calls",status="200"}"#] == 2)
+    // A clean pseudo-terminal: the link counters are there for the board, and zero.
+    #expect(values[#"callalert_link_retransmissions_total{board="desk"}"#] == 0)
+    #expect(values[#"callalert_link_resyncs_total{board="desk"}"#] == 0)
+    #expect(values[#"callalert_link_decode_errors_total{board="desk"}"#] == 0)
+    try await rig.stop()
+  }
+}
