@@ -147,8 +147,9 @@ public enum Daemon {
     let bridges = BridgeService(
       sources: configuration.sources, region: configuration.engine.defaultRegion, service: service,
       clock: ContinuousClock(), logger: logger)
+    let mqtt = MQTTBridge.make(configuration, service: service, patterns: patternTable, logger: logger)
     let handler = ControlHandler(
-      service: service, history: writer, reloader: reloader, logger: logger, bridges: bridges)
+      service: service, history: writer, reloader: reloader, logger: logger, bridges: bridges, mqtt: mqtt)
     let endpoint = ControlLineEndpoint(handle: handler.handle, logger: logger)
     let events = await service.subscribe()
 
@@ -168,7 +169,7 @@ public enum Daemon {
       .init(service: ControlSocketService(server: server, handler: handle)),
       .init(service: EventPrinterService(events: events, reloader: reloader, printer: printer, eventSink: eventSink)),
       .init(service: HangupReloadService(hangups: hangups, reloader: reloader)),
-    ]
+    ] + mqttService(mqtt)
     if options.readStandardInput {
       services.append(.init(service: StandardInputService(endpoint: endpoint), successTerminationBehavior: .ignore))
     }

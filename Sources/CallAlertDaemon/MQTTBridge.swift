@@ -1,0 +1,303 @@
+import CallAlertBridges
+import CallAlertControl
+import CallAlertEngine
+import CallAlertInputs
+import CallAlertMQTT
+import CallAlertPatterns
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// The daemon on an MQTT broker (docs/MQTT.md): calls in from `<base>/calls/<id>` (QoS 1, deduplicated),
+/// this host's state out as retained messages, acknowledgements and do-not-disturb shared with every host,
+/// commands and Home Assistant discovery. Between messages it waits; libmosquitto's thread keeps the
+/// connection (keepalive, reconnection with backoff), and the retained state is compared with the engine's
+/// after every event and once per keepalive (for changes that make no event: a board plugged in, a switch
+/// from the control socket), published only when it changed.
+public actor MQTTBridge {
+  private let settings: MQTTSettings
+  private let service: AlertService<ContinuousClock>
+  private let logger: Logger
+  private let tones: [String]
+  private let capMs: UInt64
+  private let topics: MQTTTopics
+  private let discovery: HomeAssistantDiscovery
+  private var connection: MQTTConnection?
+  private var shared: MQTTSharedState
+  private var deduplicator = MQTTDeduplicator()
+  private let started = ContinuousClock.now
+  private var health = BridgeHealth(state: .connecting)
+  private var missedHere: Set<String> = []
+  private var sirenCalls: [String: String] = [:]
+  private var sirenCount = 0
+  private var discoveryConfigs: [HomeAssistantDiscovery.Config] = []
+
+  /// The bridge for `configuration`'s `mqtt:` section; nil without one.
+  static func make(
+    _ configuration: DaemonConfiguration, service: AlertService<ContinuousClock>, patterns: PatternBuild?,
+    logger: Logger
+  ) -> MQTTBridge? {
+    guard let settings = configuration.mqtt else { return nil }
+    let tones = (patterns?.file.patterns.map(\.name) ?? []) + BuiltInPatterns.names
+    return MQTTBridge(settings: settings, service: service, tones: tones, capMs: configuration.engine.capMs, logger: logger)
+  }
+
+  init(
+    settings: MQTTSettings, service: AlertService<ContinuousClock>, tones: [String], capMs: UInt64, logger: Logger
+  ) {
+    self.settings = settings
+    self.service = service
+    self.tones = tones
+    self.capMs = capMs
+    self.logger = logger
+    topics = MQTTTopics(base: settings.baseTopic, node: settings.nodeID, discoveryPrefix: settings.discoveryPrefix)
+    discovery = HomeAssistantDiscovery(topics: topics)
+    shared = MQTTSharedState(topics: topics, shareDoNotDisturb: settings.shareDoNotDisturb)
+  }
+
+  /// The connection's health for `callalert status`, as a source of kind `mqtt`.
+  func status() -> StatusReport.Source {
+    StatusReport.Source(
+      name: settings.nodeID, kind: "mqtt", address: settings.url, state: health.state.rawValue, reason: health.reason,
+      failures: health.failures)
+  }
+
+  /// Connects and serves until cancelled; then marks this host offline and disconnects.
+  func run() async {
+    let connection: MQTTConnection
+    do {
+      var password: String?
+      if let file = settings.passwordFile { password = try SecretFile.read(file) }
+      connection = try MQTTConnection(
+        .init(
+          host: settings.host, port: settings.port, tls: settings.tls, caFile: settings.caFile,
+          clientID: settings.clientID, username: settings.username, password: password,
+          keepaliveSeconds: settings.keepaliveSeconds,
+          will: (topics.availability, MQTTSharedState.offline)))
+      try connection.start()
+    } catch {
+      health = BridgeHealth(state: .failing, reason: "\(error)", failures: health.failures + 1)
+      logger.error("mqtt \(settings.url): \(error)")
+      return
+    }
+    self.connection = connection
+    logger.info("mqtt \(settings.url): connecting as \(settings.clientID), node \(settings.nodeID)")
+    let events = await service.subscribe()
+    let keepalive = Duration.seconds(settings.keepaliveSeconds)
+    await withTaskGroup(of: Void.self) { group in
+      group.addTask { for await event in connection.events { await self.handle(event) } }
+      group.addTask { for await published in events { await self.handle(published.event) } }
+      group.addTask {
+        while (try? await Task.sleep(for: keepalive)) != nil { await self.refresh() }
+      }
+      // Cancellation (the daemon stopping) ends each: streams finish, the sleep throws.
+      await group.waitForAll()
+    }
+    // A clean disconnect sends no Last Will: say so ourselves.
+    try? connection.publish(topics.availability, MQTTSharedState.offline, retain: true)
+    connection.close()
+    self.connection = nil
+  }
+
+  // MARK: - The broker
+
+  private func handle(_ event: MQTTConnectionEvent) async {
+    switch event {
+    case .connected:
+      health = BridgeHealth(state: .connected)
+      logger.notice("mqtt \(settings.url): connected as \(settings.clientID)")
+      var filters = [topics.callsFilter, topics.missedFilter, topics.acknowledgements, topics.commandsFilter]
+      if settings.shareDoNotDisturb { filters.append(topics.doNotDisturb) }
+      if let status = topics.homeAssistantStatus { filters.append(status) }
+      if let own = topics.ownDiscoveryFilter { filters.append(own) }
+      for filter in filters { send { (connection) throws(MQTTError) in try connection.subscribe(filter) } }
+      shared.reset()
+      await announce()
+      await refresh()
+    case .refused(let reason), .disconnected(let reason):
+      let failures = health.state == .connected ? 1 : health.failures + 1
+      health = BridgeHealth(state: .failing, reason: reason, failures: failures)
+      logger.warning("mqtt \(settings.url): \(reason); libmosquitto reconnects with backoff")
+    case .message(let message):
+      await handle(message)
+    }
+  }
+
+  private func handle(_ message: MQTTMessage) async {
+    switch topics.route(message.topic) {
+    case .call(let id):
+      await call(message, id: id)
+    case .missed(let id):
+      let snapshot = await service.snapshot()
+      let missed = snapshot.missedCalls.map(\.id)
+      let ringing = snapshot.activeCalls.map(\.call.id)
+      if message.payload.isEmpty {
+        // Cleared on another host (its acknowledgement, seen late): clear here too.
+        if missed.contains(id) { await acknowledge(because: "missed call \(id) was cleared on another host") }
+      } else if !missed.contains(id), !ringing.contains(id),
+        let call = MQTTSharedState.missedCall(message.payload, id: id)
+      {
+        await service.restoreMissed([call])
+        await refresh()
+      }
+    case .acknowledgement:
+      guard let ack = MQTTAcknowledgement.decode(message.payload) else { return }
+      let snapshot = await service.snapshot()
+      if ack.applies(
+        to: settings.nodeID, ringing: snapshot.activeCalls.map(\.call.id), missed: snapshot.missedCalls.map(\.id))
+      {
+        await acknowledge(because: "acknowledged on \(ack.node)")
+      }
+    case .doNotDisturb:
+      let current = await service.snapshot().doNotDisturb.override?.rawValue
+      if let mode = shared.received(doNotDisturb: message.payload, current: current) {
+        logger.info("mqtt: do-not-disturb \(mode.rawValue), switched on another host")
+        await service.submit(.setDoNotDisturb(mode))
+        await refresh()
+      }
+    case .command(let command):
+      await hostCommand(command, message.payload)
+    case .ring(let board):
+      await ring(board, message.payload)
+    case .homeAssistantStatus:
+      if message.payload == Array("online".utf8) { await announce() }
+    case .ownDiscovery(let topic):
+      if !message.payload.isEmpty, !discoveryConfigs.contains(where: { $0.topic == topic }) {
+        logger.info("mqtt: removing \(topic) (no longer configured)")
+        send { (connection) throws(MQTTError) in try connection.publish(topic, [], retain: true) }
+      }
+    case .other:
+      return
+    }
+  }
+
+  private func call(_ message: MQTTMessage, id: String) async {
+    let decoded: MQTTCallMessage.Decoded
+    do {
+      decoded = try MQTTCallMessage.decode(message.payload, topic: message.topic, topicID: id, retained: message.retained)
+    } catch {
+      logger.warning("mqtt: refused \(error)")
+      return
+    }
+    guard case .input(let input) = decoded else { return }
+    guard deduplicator.admit(input, nowMs: elapsedMs) else {
+      logger.debug("mqtt: \(message.topic) again (redelivered or retained): already handled")
+      return
+    }
+    for event in await service.submit(input) {
+      if case .ignored(let id, let reason) = event { logger.info("mqtt: the engine ignored \(id): \(reason.rawValue)") }
+    }
+  }
+
+  private func hostCommand(_ command: MQTTTopics.HostCommand, _ payload: [UInt8]) async {
+    let text = String(decoding: payload, as: UTF8.self).uppercased()
+    switch command {
+    case .doNotDisturb:
+      guard text == "ON" || text == "OFF" else { return logger.notice("mqtt: dnd takes ON or OFF, not \(text)") }
+      await service.submit(.setDoNotDisturb(text == "ON" ? .on : .off))
+    case .silent:
+      guard text == "ON" || text == "OFF" else { return logger.notice("mqtt: silent takes ON or OFF, not \(text)") }
+      await service.submit(.setSilent(text == "ON"))
+    case .acknowledge:
+      await service.submit(.acknowledge(board: nil))
+    }
+    await refresh()
+  }
+
+  /// Home Assistant's siren: ON rings a pattern on one board for its duration (a call of this host's own,
+  /// `ha-<board>-<n>`, so it is recorded and stopped like any other), OFF stops it.
+  private func ring(_ board: String, _ payload: [UInt8]) async {
+    guard let command = SirenCommand.decode(payload) else {
+      return logger.notice("mqtt: a ring command is ON, OFF or {\"state\":\"ON\",\"tone\":…,\"duration\":…}")
+    }
+    if let previous = sirenCalls[board] { await service.submit(.hangup(callID: previous)) }
+    sirenCalls[board] = nil
+    guard command.on else { return await refresh() }
+    sirenCount += 1
+    let id = "ha-\(board)-\(sirenCount)"
+    sirenCalls[board] = id
+    // The cap counts from sent_at: a sent_at in the past leaves exactly `duration` seconds of ringing.
+    let durationMs = command.duration.map { UInt64(max(1, $0)) * 1_000 } ?? capMs
+    let sentAt = Date().addingTimeInterval(-Double(capMs - min(capMs, durationMs)) / 1_000)
+    await service.submit(
+      .call(IncomingCall(id: id, callerName: "Home Assistant", sentAt: sentAt, level: .critical, patternHint: command.tone, boards: [board])))
+  }
+
+  private func acknowledge(because reason: String) async {
+    logger.info("mqtt: acknowledging: \(reason)")
+    await service.submit(.acknowledge(board: nil))
+    await refresh()
+  }
+
+  // MARK: - The engine
+
+  private func handle(_ event: EngineEvent) async {
+    switch event {
+    case .missed(let call, _):
+      missedHere.insert(call.id)
+    case .missedAcknowledged:
+      let calls = missedHere.union(shared.missedIDs).sorted()
+      missedHere = []
+      publishAcknowledgement(calls)
+    case .stopped(let id, .acknowledged):
+      publishAcknowledgement([id])
+    default:
+      break
+    }
+    await refresh()
+  }
+
+  private func publishAcknowledgement(_ calls: [String]) {
+    guard !calls.isEmpty else { return }
+    let ack = MQTTAcknowledgement(node: settings.nodeID, calls: calls)
+    send { (connection) throws(MQTTError) in try connection.publish(topics.acknowledgements, ack.payload, retain: false) }
+  }
+
+  /// Publishes what changed in this host's state.
+  private func refresh() async {
+    guard health.state == .connected else { return }
+    let report = StatusReport(
+      await service.snapshot(), boardInfos: await service.boardInfos(), boardLinks: await service.boardLinks())
+    for publication in shared.update(report) {
+      send { (connection) throws(MQTTError) in try connection.publish(publication.topic, publication.payload, retain: publication.retain) }
+    }
+  }
+
+  /// Publishes the discovery configs (at connection, and when Home Assistant comes online).
+  private func announce() async {
+    guard settings.discoveryPrefix != nil else { return }
+    let report = StatusReport(await service.snapshot(), boardInfos: await service.boardInfos())
+    let boards = report.boards.map { HomeAssistantDiscovery.Board(name: $0.name, firmware: $0.firmware) }
+    discoveryConfigs = discovery.configs(boards: boards, tones: tones)
+    for config in discoveryConfigs {
+      send { (connection) throws(MQTTError) in try connection.publish(config.topic, config.payload, retain: true) }
+    }
+  }
+
+  private func send(_ body: (MQTTConnection) throws(MQTTError) -> Void) {
+    guard let connection else { return }
+    do { try body(connection) } catch { logger.warning("mqtt: \(error)") }
+  }
+
+  private var elapsedMs: UInt64 {
+    let (seconds, attoseconds) = (ContinuousClock.now - started).components
+    return UInt64(max(0, seconds)) * 1_000 + UInt64(max(0, attoseconds)) / 1_000_000_000_000_000
+  }
+}
+
+/// The MQTT link (`mqtt:` in the config): added to the group only when configured.
+struct MQTTService: Service {
+  let bridge: MQTTBridge
+
+  func run() async throws {
+    await cancelWhenGracefulShutdown { await bridge.run() }
+  }
+}
+
+extension Daemon {
+  /// The MQTT service for `configuration`, if it has an `mqtt:` section.
+  static func mqttService(_ bridge: MQTTBridge?) -> [ServiceGroupConfiguration.ServiceConfiguration] {
+    guard let bridge else { return [] }
+    return [.init(service: MQTTService(bridge: bridge))]
+  }
+}
