@@ -313,6 +313,7 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ],
+      exclude: ["Fixtures"],
       swiftSettings: strictSettings
     ),
     .testTarget(

@@ -31,6 +31,8 @@ public actor MQTTBridge {
   private var sirenCalls: [String: String] = [:]
   private var sirenCount = 0
   private var discoveryConfigs: [HomeAssistantDiscovery.Config] = []
+  /// The boards (with firmware) the discovery configs describe: announced again when a firmware shows up.
+  private var announcedBoards: [HomeAssistantDiscovery.Board] = []
 
   /// The bridge for `configuration`'s `mqtt:` section; nil without one.
   static func make(
@@ -261,14 +263,23 @@ public actor MQTTBridge {
     for publication in shared.update(report) {
       send { (connection) throws(MQTTError) in try connection.publish(publication.topic, publication.payload, retain: publication.retain) }
     }
+    if settings.discoveryPrefix != nil, boards(report) != announcedBoards { await announce() }
+  }
+
+  /// The boards for discovery; a board that went away keeps the firmware it last reported.
+  private func boards(_ report: StatusReport) -> [HomeAssistantDiscovery.Board] {
+    report.boards.map { board in
+      let known = announcedBoards.first { $0.name == board.name }?.firmware
+      return HomeAssistantDiscovery.Board(name: board.name, firmware: board.firmware ?? known)
+    }
   }
 
   /// Publishes the discovery configs (at connection, and when Home Assistant comes online).
   private func announce() async {
     guard settings.discoveryPrefix != nil else { return }
     let report = StatusReport(await service.snapshot(), boardInfos: await service.boardInfos())
-    let boards = report.boards.map { HomeAssistantDiscovery.Board(name: $0.name, firmware: $0.firmware) }
-    discoveryConfigs = discovery.configs(boards: boards, tones: tones)
+    announcedBoards = boards(report)
+    discoveryConfigs = discovery.configs(boards: announcedBoards, tones: tones)
     for config in discoveryConfigs {
       send { (connection) throws(MQTTError) in try connection.publish(config.topic, config.payload, retain: true) }
     }

@@ -112,6 +112,12 @@ extension ConfigParser {
     }
     var rest = Substring(text[separator.upperBound...])
     if rest.hasSuffix("/") { rest = rest.dropLast() }
+    guard !rest.contains("@") else {
+      error(
+        node, "mqtt.broker",
+        "'\(DisplayText.excerpt(text))' carries credentials; put the user in 'user:' and the password in 'password_file:'")
+      return nil
+    }
     var host = rest
     var port = scheme == "mqtts" ? 8883 : 1883
     if let colon = rest.lastIndex(of: ":"), !rest.hasSuffix("]") {
@@ -123,11 +129,8 @@ extension ConfigParser {
       port = number
     }
     if host.hasPrefix("[") && host.hasSuffix("]") { host = host.dropFirst().dropLast() }
-    guard !host.isEmpty, !host.contains("/"), !host.contains("@") else {
-      error(
-        node, "mqtt.broker",
-        "'\(DisplayText.excerpt(text))' needs a host and nothing else (put the user in 'user:', the password in 'password_file:')"
-      )
+    guard !host.isEmpty, !host.contains("/") else {
+      error(node, "mqtt.broker", "'\(DisplayText.excerpt(text))' needs a host and nothing else, e.g. mqtt://broker.local:1883")
       return nil
     }
     return (String(host), port, scheme == "mqtts")

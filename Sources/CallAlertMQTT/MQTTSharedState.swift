@@ -25,6 +25,13 @@ public struct MQTTSharedState: Sendable {
     public var payload: String
     /// Whether the broker keeps it for later subscribers.
     public var retain: Bool
+
+    /// Creates a message.
+    public init(topic: String, payload: String, retain: Bool) {
+      self.topic = topic
+      self.payload = payload
+      self.retain = retain
+    }
   }
 
   /// Creates the state of a host that has published nothing yet.
