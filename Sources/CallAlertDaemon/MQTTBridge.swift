@@ -136,9 +136,11 @@ public actor MQTTBridge {
       if message.payload.isEmpty {
         // Cleared on another host (its acknowledgement, seen late): clear here too.
         if missed.contains(id) { await acknowledge(because: "missed call \(id) was cleared on another host") }
-      } else if !missed.contains(id), !ringing.contains(id),
+      } else if !missed.contains(id), !ringing.contains(id), !deduplicator.knows(callID: id),
         let call = MQTTSharedState.missedCall(message.payload, id: id)
       {
+        // A call this host never saw (it was off, or its rules held it): missed here too, until acknowledged.
+        _ = deduplicator.admit(.call(call), nowMs: elapsedMs)
         await service.restoreMissed([call])
         await refresh()
       }

@@ -35,6 +35,12 @@ public struct MQTTDeduplicator: Sendable {
     return true
   }
 
+  /// Whether a call with this id was admitted (and is still remembered): a host that saw a call ring never
+  /// takes it back from another host's shared missed calls once it was acknowledged here.
+  public func knows(callID: String) -> Bool {
+    seen[Key(id: callID, kind: "call")] != nil
+  }
+
   /// How many messages are remembered.
   public var count: Int { seen.count }
 

@@ -115,7 +115,7 @@ final class Broker: Sendable {
       allow_anonymous true
       persistence true
       persistence_location \(directory)/
-      log_dest stdout
+      log_dest stderr
       log_type error
       log_type warning
       log_type notice

@@ -151,3 +151,14 @@ struct MQTTMessageTests {
     #expect(SirenCommand.decode(Array("ring".utf8)) == nil)
   }
 }
+
+extension MQTTMessageTests {
+  @Test func aCallSeenHereIsKnownSoItIsNotRestoredFromAnotherHost() {
+    var deduplicator = MQTTDeduplicator()
+    #expect(!deduplicator.knows(callID: "c1"))
+    _ = deduplicator.admit(.call(IncomingCall(id: "c1")), nowMs: 0)
+    _ = deduplicator.admit(.hangup(callID: "c2"), nowMs: 0)
+    #expect(deduplicator.knows(callID: "c1"))
+    #expect(!deduplicator.knows(callID: "c2"))
+  }
+}
