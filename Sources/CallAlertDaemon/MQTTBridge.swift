@@ -28,6 +28,9 @@ public actor MQTTBridge {
   private let started = ContinuousClock.now
   private var health = BridgeHealth(state: .connecting)
   private var missedHere: Set<String> = []
+  /// Calls another host's acknowledgement named: clearing them here is not announced again, so that one
+  /// acknowledgement makes one message, not one per host.
+  private var acknowledgedElsewhere: Set<String> = []
   private var sirenCalls: [String: String] = [:]
   private var sirenCount = 0
   private var discoveryConfigs: [HomeAssistantDiscovery.Config] = []
@@ -108,7 +111,7 @@ public actor MQTTBridge {
     case .connected:
       health = BridgeHealth(state: .connected)
       logger.notice("mqtt \(settings.url): connected as \(settings.clientID)")
-      var filters = [topics.callsFilter, topics.missedFilter, topics.acknowledgements, topics.commandsFilter]
+      var filters = [topics.callsFilter, topics.missedFilter, topics.acknowledgements] + topics.commandsFilters
       if settings.shareDoNotDisturb { filters.append(topics.doNotDisturb) }
       if let status = topics.homeAssistantStatus { filters.append(status) }
       if let own = topics.ownDiscoveryFilter { filters.append(own) }
@@ -130,6 +133,7 @@ public actor MQTTBridge {
     case .call(let id):
       await call(message, id: id)
     case .missed(let id):
+      shared.received(missed: id, payload: message.payload)
       let snapshot = await service.snapshot()
       let missed = snapshot.missedCalls.map(\.id)
       let ringing = snapshot.activeCalls.map(\.call.id)
@@ -146,6 +150,7 @@ public actor MQTTBridge {
       }
     case .acknowledgement:
       guard let ack = MQTTAcknowledgement.decode(message.payload) else { return }
+      if ack.node != settings.nodeID { acknowledgedElsewhere.formUnion(ack.calls) }
       let snapshot = await service.snapshot()
       if ack.applies(
         to: settings.nodeID, ringing: snapshot.activeCalls.map(\.call.id), missed: snapshot.missedCalls.map(\.id))
@@ -251,7 +256,9 @@ public actor MQTTBridge {
     await refresh()
   }
 
-  private func publishAcknowledgement(_ calls: [String]) {
+  private func publishAcknowledgement(_ all: [String]) {
+    let calls = all.filter { !acknowledgedElsewhere.contains($0) }
+    acknowledgedElsewhere.subtract(all)
     guard !calls.isEmpty else { return }
     let ack = MQTTAcknowledgement(node: settings.nodeID, calls: calls)
     send { (connection) throws(MQTTError) in try connection.publish(topics.acknowledgements, ack.payload, retain: false) }

@@ -13,6 +13,10 @@ public struct MQTTSharedState: Sendable {
   public let shareDoNotDisturb: Bool
   private var published: [String: String] = [:]
   private var missed: [String: String] = [:]
+  /// What the broker holds on each missed call's topic as last received (another host's copy, or its
+  /// deletion): a host does not publish what is already there, so a call missed on 1 000 hosts is published
+  /// about once, not 1 000 times to 1 000 subscribers.
+  private var onBroker: [String: String] = [:]
   private var doNotDisturbSeen: String?
   /// The do-not-disturb override last received from another host: applying it must not echo it back.
   private var doNotDisturbReceived: String?
@@ -69,12 +73,14 @@ public struct MQTTSharedState: Sendable {
     }
     var now: [String: String] = [:]
     for call in report.missed { now[call.id] = Self.missedCall(call) }
-    for (id, payload) in now.sorted(by: { $0.key < $1.key }) where missed[id] != payload || published[topics.missed(id)] == nil {
+    for (id, payload) in now.sorted(by: { $0.key < $1.key })
+    where published[topics.missed(id)] != payload && onBroker[topics.missed(id)] != payload {
       published[topics.missed(id)] = payload
       out.append(Publication(topic: topics.missed(id), payload: payload, retain: true))
     }
     for id in missed.keys.sorted() where now[id] == nil {
       published[topics.missed(id)] = nil
+      if onBroker[topics.missed(id)] == "" { continue }
       out.append(Publication(topic: topics.missed(id), payload: "", retain: true))
     }
     missed = now
@@ -87,6 +93,12 @@ public struct MQTTSharedState: Sendable {
       }
     }
     return out
+  }
+
+  /// Notes what the broker holds for a missed call (a message received on `<base>/missed/<id>`).
+  public mutating func received(missed id: String, payload: [UInt8]) {
+    onBroker[topics.missed(id)] = String(decoding: payload, as: UTF8.self)
+    if onBroker.count > 4_096, let first = onBroker.keys.first { onBroker[first] = nil }
   }
 
   /// What a shared do-not-disturb message asks of this host: the mode to switch to, or nil (its own

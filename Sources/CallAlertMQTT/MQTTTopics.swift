@@ -34,8 +34,11 @@ public struct MQTTTopics: Equatable, Sendable {
   public func ringCommand(_ name: String) -> String {
     "\(base)/hosts/\(node)/boards/\(Self.encode(name))/ring/set"
   }
-  /// Commands to this host: `set/dnd`, `set/silent`, `set/ack`, `boards/<b>/ring/set`.
-  public var commandsFilter: String { "\(base)/hosts/\(node)/#" }
+  /// Commands to this host (`set/dnd`, `set/silent`, `set/ack`) and to its boards (`boards/<b>/ring/set`):
+  /// two filters, so that the host does not receive its own state back.
+  public var commandsFilters: [String] {
+    ["\(base)/hosts/\(node)/set/+", "\(base)/hosts/\(node)/boards/+/ring/set"]
+  }
   /// A host command's topic.
   public func command(_ what: HostCommand) -> String { "\(base)/hosts/\(node)/set/\(what.rawValue)" }
   /// Missed calls by id, retained JSON; an empty retained message clears one.

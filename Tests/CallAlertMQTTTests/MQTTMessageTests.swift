@@ -162,3 +162,16 @@ extension MQTTMessageTests {
     #expect(!deduplicator.knows(callID: "c2"))
   }
 }
+
+extension MQTTMessageTests {
+  @Test func aMissedCallAlreadyOnTheBrokerIsNotPublishedAgain() {
+    var state = MQTTSharedState(topics: topics)
+    _ = state.update(Self.report())
+    state.received(missed: "c1", payload: Array(#"{"id":"c1","caller":"+4930123","name":null}"#.utf8))
+    let missed = state.update(Self.report(missed: ["c1"]))
+    #expect(!missed.contains { $0.topic == "callalert/missed/c1" })
+    state.received(missed: "c1", payload: [])
+    let cleared = state.update(Self.report())
+    #expect(!cleared.contains { $0.topic == "callalert/missed/c1" })
+  }
+}
