@@ -79,14 +79,29 @@ public actor MQTTBridge {
           clientID: settings.clientID, username: settings.username, password: password,
           keepaliveSeconds: settings.keepaliveSeconds,
           will: (topics.availability, MQTTSharedState.offline)))
-      try connection.start()
     } catch {
       health = BridgeHealth(state: .failing, reason: "\(error)", failures: health.failures + 1)
       logger.error("mqtt \(settings.url): \(error)")
       return
     }
-    self.connection = connection
     logger.info("mqtt \(settings.url): connecting as \(settings.clientID), node \(settings.nodeID)")
+    // The first connection is retried here (libmosquitto's thread takes over once one was begun).
+    var backoff = ReconnectBackoff()
+    while true {
+      do {
+        try connection.start()
+        break
+      } catch {
+        let delay = backoff.nextDelay()
+        health = BridgeHealth(state: .failing, reason: "\(error)", nextAttemptIn: delay, failures: health.failures + 1)
+        logger.warning("mqtt \(settings.url): \(error); next attempt in \(delay)")
+        guard (try? await Task.sleep(for: delay)) != nil else {
+          connection.close()
+          return
+        }
+      }
+    }
+    self.connection = connection
     let events = await service.subscribe()
     let keepalive = Duration.seconds(settings.keepaliveSeconds)
     await withTaskGroup(of: Void.self) { group in

@@ -132,16 +132,16 @@ public final class MQTTConnection: @unchecked Sendable {
 
   deinit { close() }
 
-  /// Starts libmosquitto's thread, which connects (and reconnects) on its own.
+  /// Connects, then starts libmosquitto's thread, which keeps the connection from then on (reconnecting on
+  /// its own with backoff after a loss).
   ///
-  /// - Throws: ``MQTTError`` when the thread cannot start; a broker that cannot be reached is not an error
-  ///   here but a ``MQTTConnectionEvent/disconnected(_:)`` and another attempt later.
+  /// - Throws: ``MQTTError`` when the first connection cannot even be begun (the broker refuses TCP, its name
+  ///   does not resolve) or the thread cannot start. libmosquitto's thread does not retry a first connection
+  ///   that failed like this, so the caller tries again after its own backoff.
   public func start() throws(MQTTError) {
-    let code = mosquitto_connect_async(handle, settings.host, Int32(settings.port), Int32(settings.keepaliveSeconds))
-    if code != MOSQ_ERR_SUCCESS.rawValue {
-      // The thread retries a connection that failed at once (a broker not up yet): report and go on.
-      sink.takeUnretainedValue().continuation.yield(.disconnected(Self.describe(code)))
-    }
+    try check(
+      mosquitto_connect_async(handle, settings.host, Int32(settings.port), Int32(settings.keepaliveSeconds)),
+      "connect to \(settings.host):\(settings.port)")
     try check(mosquitto_loop_start(handle), "network thread")
   }
 

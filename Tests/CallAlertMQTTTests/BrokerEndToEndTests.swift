@@ -161,6 +161,22 @@ struct BrokerEndToEndTests {
     await broker.stop()
   }
 
+  @Test func aDaemonStartedBeforeItsBrokerJoinsItWhenItComes() async throws {
+    let broker = try Broker()  // its port chosen, nothing listening yet
+    let host = try await Host.start("early", broker: broker)
+    var status = ""
+    for _ in 0..<100 where !status.contains(#""state":"failing""#) {
+      status = try await host.request(#"{"type":"status"}"#)
+    }
+    #expect(status.contains(#""kind":"mqtt""#) && status.contains(#""state":"failing""#), "\(status)")
+    try await broker.start()
+    try await Self.online(["early"], broker: broker)
+    try await broker.publish("callalert/calls/c4", callMessage("c4"))
+    #expect(await host.events.first(within: 10) { $0.isEvent("ringing", call: "c4") } != nil, "\(host.events.all)")
+    try await host.stop()
+    await broker.stop()
+  }
+
   static func binary() throws -> String {
     if let path = ProcessInfo.processInfo.environment["CALLALERT_TEST_BINARY"] { return path }
     for folder in [
