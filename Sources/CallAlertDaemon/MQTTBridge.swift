@@ -44,7 +44,8 @@ public actor MQTTBridge {
   ) -> MQTTBridge? {
     guard let settings = configuration.mqtt else { return nil }
     let tones = (patterns?.file.patterns.map(\.name) ?? []) + BuiltInPatterns.names
-    return MQTTBridge(settings: settings, service: service, tones: tones, capMs: configuration.engine.capMs, logger: logger)
+    return MQTTBridge(
+      settings: settings, service: service, tones: tones, capMs: configuration.engine.capMs, logger: logger)
   }
 
   init(
@@ -198,7 +199,8 @@ public actor MQTTBridge {
   private func call(_ message: MQTTMessage, id: String) async {
     let decoded: MQTTCallMessage.Decoded
     do {
-      decoded = try MQTTCallMessage.decode(message.payload, topic: message.topic, topicID: id, retained: message.retained)
+      decoded = try MQTTCallMessage.decode(
+        message.payload, topic: message.topic, topicID: id, retained: message.retained)
     } catch {
       logger.warning("mqtt: refused \(error)")
       return
@@ -244,7 +246,10 @@ public actor MQTTBridge {
     let durationMs = command.duration.map { UInt64(max(1, $0)) * 1_000 } ?? capMs
     let sentAt = Date().addingTimeInterval(-Double(capMs - min(capMs, durationMs)) / 1_000)
     await service.submit(
-      .call(IncomingCall(id: id, callerName: "Home Assistant", sentAt: sentAt, level: .critical, patternHint: command.tone, boards: [board])))
+      .call(
+        IncomingCall(
+          id: id, callerName: "Home Assistant", sentAt: sentAt, level: .critical, patternHint: command.tone,
+          boards: [board])))
   }
 
   private func acknowledge(because reason: String) async {
@@ -276,7 +281,8 @@ public actor MQTTBridge {
     acknowledgedElsewhere.subtract(all)
     guard !calls.isEmpty else { return }
     let ack = MQTTAcknowledgement(node: settings.nodeID, calls: calls)
-    send { (connection) throws(MQTTError) in try connection.publish(topics.acknowledgements, ack.payload, retain: false) }
+    send { (connection) throws(MQTTError) in try connection.publish(topics.acknowledgements, ack.payload, retain: false)
+    }
   }
 
   /// Publishes what changed in this host's state.
@@ -285,7 +291,9 @@ public actor MQTTBridge {
     let report = StatusReport(
       await service.snapshot(), boardInfos: await service.boardInfos(), boardLinks: await service.boardLinks())
     for publication in shared.update(report) {
-      send { (connection) throws(MQTTError) in try connection.publish(publication.topic, publication.payload, retain: publication.retain) }
+      send { (connection) throws(MQTTError) in
+        try connection.publish(publication.topic, publication.payload, retain: publication.retain)
+      }
     }
     if settings.discoveryPrefix != nil, boards(report) != announcedBoards { await announce() }
   }

@@ -115,7 +115,8 @@ extension ConfigParser {
     guard !rest.contains("@") else {
       error(
         node, "mqtt.broker",
-        "'\(DisplayText.excerpt(text))' carries credentials; put the user in 'user:' and the password in 'password_file:'")
+        "'\(DisplayText.excerpt(text))' carries credentials; put the user in 'user:' and the password in 'password_file:'"
+      )
       return nil
     }
     var host = rest
@@ -130,7 +131,9 @@ extension ConfigParser {
     }
     if host.hasPrefix("[") && host.hasSuffix("]") { host = host.dropFirst().dropLast() }
     guard !host.isEmpty, !host.contains("/") else {
-      error(node, "mqtt.broker", "'\(DisplayText.excerpt(text))' needs a host and nothing else, e.g. mqtt://broker.local:1883")
+      error(
+        node, "mqtt.broker",
+        "'\(DisplayText.excerpt(text))' needs a host and nothing else, e.g. mqtt://broker.local:1883")
       return nil
     }
     return (String(host), port, scheme == "mqtts")

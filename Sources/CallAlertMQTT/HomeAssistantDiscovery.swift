@@ -153,7 +153,8 @@ public struct SirenCommand: Equatable, Sendable {
     let text = String(decoding: payload, as: UTF8.self).trimmingCharacters(in: .whitespaces)
     if text == "ON" { return SirenCommand(on: true) }
     if text == "OFF" { return SirenCommand(on: false) }
-    guard let value = try? JSONParser.parse(payload), let state = value["state"]?.string, state == "ON" || state == "OFF"
+    guard let value = try? JSONParser.parse(payload), let state = value["state"]?.string,
+      state == "ON" || state == "OFF"
     else { return nil }
     var duration: Int?
     if let number = value["duration"], case .number(let digits) = number.kind {

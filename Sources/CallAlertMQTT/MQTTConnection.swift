@@ -93,7 +93,9 @@ public final class MQTTConnection: @unchecked Sendable {
         try check(mosquitto_username_pw_set(handle, username, settings.password), "user and password")
       }
       if settings.tls {
-        try check(mosquitto_tls_set(handle, settings.caFile, settings.caFile == nil ? "/etc/ssl/certs" : nil, nil, nil, nil), "CA file \(settings.caFile ?? "/etc/ssl/certs")")
+        try check(
+          mosquitto_tls_set(handle, settings.caFile, settings.caFile == nil ? "/etc/ssl/certs" : nil, nil, nil, nil),
+          "CA file \(settings.caFile ?? "/etc/ssl/certs")")
       }
       if let will = settings.will {
         let bytes = Array(will.payload.utf8)

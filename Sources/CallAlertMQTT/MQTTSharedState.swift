@@ -88,7 +88,9 @@ public struct MQTTSharedState: Sendable {
     if shareDoNotDisturb, override != doNotDisturbSeen {
       doNotDisturbSeen = override
       if let override, override != doNotDisturbReceived {
-        out.append(Publication(topic: topics.doNotDisturb, payload: Self.doNotDisturb(override, node: topics.node), retain: true))
+        out.append(
+          Publication(topic: topics.doNotDisturb, payload: Self.doNotDisturb(override, node: topics.node), retain: true)
+        )
         doNotDisturbReceived = override
       }
     }

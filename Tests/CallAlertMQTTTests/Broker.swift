@@ -105,9 +105,10 @@ final class Broker: Sendable {
   private let child = Mutex<Child?>(nil)
 
   init() throws {
-    directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "callalert-mqtt-\(UUID().uuidString.prefix(8))"
-    ).path
+    directory =
+      FileManager.default.temporaryDirectory.appendingPathComponent(
+        "callalert-mqtt-\(UUID().uuidString.prefix(8))"
+      ).path
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     port = try Self.freePort()
     let config = """

@@ -142,7 +142,9 @@ struct BrokerEndToEndTests {
     defer { discovery.kill(SIGKILL) }
     let lines = Lines(discovery.lines)
     let first = try await Host.start("upstairs", broker: broker, boards: ["desk", "bed"])
-    let bed = await lines.first(within: 20) { $0.hasPrefix("homeassistant/siren/callalert_upstairs/bed_siren/config {") }
+    let bed = await lines.first(within: 20) {
+      $0.hasPrefix("homeassistant/siren/callalert_upstairs/bed_siren/config {")
+    }
     #expect(bed?.contains(#""available_tones":["#) == true)
     try await first.stop()
     let second = try await Host.start("upstairs", broker: broker, boards: ["desk"])

@@ -100,7 +100,9 @@ struct Host {
     return directory
   }
 
-  static func start(_ node: String, broker: Broker, boards: [String] = ["desk"], cap: String = "20s") async throws
+  static func start(
+    _ node: String, broker: Broker, boards: [String] = ["desk"], cap: String = "20s"
+  ) async throws
     -> Host
   {
     let directory = try directory(node)
@@ -141,5 +143,6 @@ func callMessage(_ id: String, ago: Double = 0) -> String {
   let sentAt = Date().addingTimeInterval(-ago)
   let formatter = ISO8601DateFormatter()
   formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-  return #"{"type":"call","id":"\#(id)","caller":"+4930123456","name":"Alice","sent_at":"\#(formatter.string(from: sentAt))"}"#
+  return
+    #"{"type":"call","id":"\#(id)","caller":"+4930123456","name":"Alice","sent_at":"\#(formatter.string(from: sentAt))"}"#
 }

@@ -27,7 +27,9 @@ struct MQTTConfigTests {
   }
 
   @Test func everyFieldIsRead() throws {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mqtt-config-\(UUID().uuidString.prefix(8))").path
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "mqtt-config-\(UUID().uuidString.prefix(8))"
+    ).path
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     let password = directory + "/password"
     try "s3cret\n".write(toFile: password, atomically: false, encoding: .utf8)
@@ -64,16 +66,37 @@ struct MQTTConfigTests {
   @Test(arguments: [
     ("mqtt:\n  brokr: mqtt://b\n", "/tmp/c.yaml:2:3: mqtt.brokr: unknown key 'brokr' in mqtt; did you mean 'broker'?"),
     ("mqtt:\n  broker: http://b\n", "/tmp/c.yaml:2:11: mqtt.broker: 'http://' is not mqtt:// or mqtts://"),
-    ("mqtt:\n  broker: mqt://b\n", "/tmp/c.yaml:2:11: mqtt.broker: 'mqt://' is not mqtt:// or mqtts://; did you mean 'mqtt'?"),
-    ("mqtt:\n  broker: broker.local\n", "/tmp/c.yaml:2:11: mqtt.broker: 'broker.local' is not a broker URL; write mqtt://broker.local"),
+    (
+      "mqtt:\n  broker: mqt://b\n",
+      "/tmp/c.yaml:2:11: mqtt.broker: 'mqt://' is not mqtt:// or mqtts://; did you mean 'mqtt'?"
+    ),
+    (
+      "mqtt:\n  broker: broker.local\n",
+      "/tmp/c.yaml:2:11: mqtt.broker: 'broker.local' is not a broker URL; write mqtt://broker.local"
+    ),
     ("mqtt:\n  broker: mqtt://b:99999\n", "/tmp/c.yaml:2:11: mqtt.broker: 'b:99999' has no port from 1 to 65535"),
     ("mqtt:\n  broker: mqtt://u:p@b\n", "/tmp/c.yaml:2:11: mqtt.broker: 'mqtt://u:p@b' carries credentials"),
     ("mqtt:\n  node_id: a\n", "/tmp/c.yaml:2:3: mqtt.broker: the mqtt section needs 'broker:'"),
-    ("mqtt:\n  broker: mqtt://b\n  node_id: Up Stairs\n", "/tmp/c.yaml:3:12: mqtt.node_id: 'Up Stairs' is not a topic name"),
-    ("mqtt:\n  broker: mqtt://b\n  base_topic: a/+/b\n", "/tmp/c.yaml:3:15: mqtt.base_topic: 'a/+/b' is not a base topic"),
-    ("mqtt:\n  broker: mqtt://b\n  ca_file: /etc/hostname\n", "/tmp/c.yaml:3:12: mqtt.ca_file: a CA file is for mqtts:// brokers"),
-    ("mqtt:\n  broker: mqtt://b\n  password_file: /nonexistent\n", "/tmp/c.yaml:3:18: mqtt.password_file: password file /nonexistent: No such file"),
-    ("mqtt:\n  broker: mqtt://b\n  keepalive: 1s\n", "/tmp/c.yaml:3:14: mqtt.keepalive: keepalive 1s is not between 5s and 1h"),
+    (
+      "mqtt:\n  broker: mqtt://b\n  node_id: Up Stairs\n",
+      "/tmp/c.yaml:3:12: mqtt.node_id: 'Up Stairs' is not a topic name"
+    ),
+    (
+      "mqtt:\n  broker: mqtt://b\n  base_topic: a/+/b\n",
+      "/tmp/c.yaml:3:15: mqtt.base_topic: 'a/+/b' is not a base topic"
+    ),
+    (
+      "mqtt:\n  broker: mqtt://b\n  ca_file: /etc/hostname\n",
+      "/tmp/c.yaml:3:12: mqtt.ca_file: a CA file is for mqtts:// brokers"
+    ),
+    (
+      "mqtt:\n  broker: mqtt://b\n  password_file: /nonexistent\n",
+      "/tmp/c.yaml:3:18: mqtt.password_file: password file /nonexistent: No such file"
+    ),
+    (
+      "mqtt:\n  broker: mqtt://b\n  keepalive: 1s\n",
+      "/tmp/c.yaml:3:14: mqtt.keepalive: keepalive 1s is not between 5s and 1h"
+    ),
     ("mqtt:\n  broker: mqtt://b\n  share_dnd: maybe\n", "/tmp/c.yaml:3:14: mqtt.share_dnd:"),
   ])
   func aWrongFieldIsNamedWithItsPlace(_ yaml: String, _ expected: String) {

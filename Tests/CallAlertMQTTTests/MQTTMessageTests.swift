@@ -37,7 +37,8 @@ struct MQTTMessageTests {
     #expect(call.id == "c1" && call.callerNumber == "+4930123")
     #expect(call.sentAt == Date(timeIntervalSince1970: 1_795_514_400))
     #expect(
-      try MQTTCallMessage.decode(Array(#"{"type":"hangup","id":"c1"}"#.utf8), topic: "t/c1", topicID: "c1", retained: false)
+      try MQTTCallMessage.decode(
+        Array(#"{"type":"hangup","id":"c1"}"#.utf8), topic: "t/c1", topicID: "c1", retained: false)
         == .input(.hangup(callID: "c1")))
     #expect(
       try MQTTCallMessage.decode(Array(#"{"type":"answered"}"#.utf8), topic: "t/c1", topicID: "c1", retained: false)
@@ -50,7 +51,10 @@ struct MQTTMessageTests {
     (#"{"type":"call","id":"c1"}"#, true, "mqtt:callalert/calls/c1:1:1: sent_at: a retained call needs"),
     (#"{"type":"status"}"#, false, "mqtt:callalert/calls/c1:1:1: type: a call topic carries call, hangup, answered"),
     (#"{"type":"cal","id":"c1"}"#, false, "mqtt:callalert/calls/c1:1:9: type: \"cal\" is not one of"),
-    (#"{"type":"call","id":"c1","callr":"1"}"#, false, "mqtt:callalert/calls/c1:1:26: callr: unknown field; did you mean 'caller'?"),
+    (
+      #"{"type":"call","id":"c1","callr":"1"}"#, false,
+      "mqtt:callalert/calls/c1:1:26: callr: unknown field; did you mean 'caller'?"
+    ),
     ("garbage", false, "mqtt:callalert/calls/c1:1:1: JSON syntax error"),
   ])
   func aBadCallMessageIsRefusedWithItsPlace(_ text: String, retained: Bool, expected: String) {
@@ -86,7 +90,9 @@ struct MQTTMessageTests {
   static func report(missed: [String] = [], ringing: String? = nil, override: String? = nil) -> StatusReport {
     var snapshot = EngineSnapshot(
       activeCalls: [], missedCalls: missed.map { IncomingCall(id: $0, callerNumber: "+4930123") },
-      doNotDisturb: .init(configuredMode: .off, override: override.flatMap(DoNotDisturbMode.init(rawValue:)), isActive: override == "on", silent: false, silentOverride: nil),
+      doNotDisturb: .init(
+        configuredMode: .off, override: override.flatMap(DoNotDisturbMode.init(rawValue:)), isActive: override == "on",
+        silent: false, silentOverride: nil),
       boards: [.init(name: "desk", connected: true, callID: ringing, token: ringing == nil ? nil : 1)],
       nextDeadlineMs: nil)
     snapshot.boards[0].connected = true
@@ -96,7 +102,11 @@ struct MQTTMessageTests {
   @Test func sharedStateIsPublishedOnceAndThenOnlyWhatChanged() {
     var state = MQTTSharedState(topics: topics)
     let first = state.update(Self.report())
-    #expect(first.map(\.topic) == ["callalert/hosts/upstairs/availability", "callalert/hosts/upstairs/state", "callalert/hosts/upstairs/boards/desk/state"])
+    #expect(
+      first.map(\.topic) == [
+        "callalert/hosts/upstairs/availability", "callalert/hosts/upstairs/state",
+        "callalert/hosts/upstairs/boards/desk/state",
+      ])
     #expect(first.allSatisfy { $0.retain })
     let unchanged = state.update(Self.report())
     #expect(unchanged.isEmpty)
@@ -114,7 +124,8 @@ struct MQTTMessageTests {
     var state = MQTTSharedState(topics: topics)
     _ = state.update(Self.report())
     let switched = state.update(Self.report(override: "on"))
-    #expect(switched.contains(.init(topic: "callalert/dnd", payload: #"{"mode":"on","node":"upstairs"}"#, retain: true)))
+    #expect(
+      switched.contains(.init(topic: "callalert/dnd", payload: #"{"mode":"on","node":"upstairs"}"#, retain: true)))
     // Another host switches it off: this host applies it and does not publish it back.
     let applied = state.received(doNotDisturb: Array(#"{"mode":"off","node":"downstairs"}"#.utf8), current: "on")
     #expect(applied == .off)
