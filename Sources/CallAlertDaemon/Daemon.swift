@@ -164,13 +164,13 @@ public enum Daemon {
       // group reports as a service that finished unexpectedly.
       services.append(.init(service: BridgeSourcesService(bridges: bridges), successTerminationBehavior: .ignore))
     }
-    services +=
-      [
-        .init(service: AlertServiceRunner(service: service, history: writer, locks: locks, logger: logger)),
-        .init(service: ControlSocketService(server: server, handler: handle)),
-        .init(service: EventPrinterService(events: events, reloader: reloader, printer: printer, eventSink: eventSink)),
-        .init(service: HangupReloadService(hangups: hangups, reloader: reloader)),
-      ] + mqttService(mqtt)
+    services += [
+      .init(service: AlertServiceRunner(service: service, history: writer, locks: locks, logger: logger)),
+      .init(service: ControlSocketService(server: server, handler: handle)),
+      .init(service: EventPrinterService(events: events, reloader: reloader, printer: printer, eventSink: eventSink)),
+      .init(service: HangupReloadService(hangups: hangups, reloader: reloader)),
+    ]
+    services += mqttService(mqtt)  // only with `mqtt:` in the config
     if options.readStandardInput {
       services.append(.init(service: StandardInputService(endpoint: endpoint), successTerminationBehavior: .ignore))
     }
