@@ -231,25 +231,35 @@ public actor MQTTBridge {
   }
 
   /// Home Assistant's siren: ON rings a pattern on one board for its duration (a call of this host's own,
-  /// `ha-<board>-<n>`, so it is recorded and stopped like any other), OFF stops it.
+  /// `ha-<board>-<n>`, recorded like any other), OFF stops it. It ends as answered, never as a missed call:
+  /// a test ring is nothing to acknowledge.
   private func ring(_ board: String, _ payload: [UInt8]) async {
     guard let command = SirenCommand.decode(payload) else {
       return logger.notice("mqtt: a ring command is ON, OFF or {\"state\":\"ON\",\"tone\":…,\"duration\":…}")
     }
-    if let previous = sirenCalls[board] { await service.submit(.hangup(callID: previous)) }
+    if let previous = sirenCalls[board] { await service.submit(.answered(callID: previous)) }
     sirenCalls[board] = nil
     guard command.on else { return await refresh() }
     sirenCount += 1
     let id = "ha-\(board)-\(sirenCount)"
     sirenCalls[board] = id
-    // The cap counts from sent_at: a sent_at in the past leaves exactly `duration` seconds of ringing.
-    let durationMs = command.duration.map { UInt64(max(1, $0)) * 1_000 } ?? capMs
-    let sentAt = Date().addingTimeInterval(-Double(capMs - min(capMs, durationMs)) / 1_000)
+    // Ends a little before the cap, so that the cap never makes it a missed call.
+    let durationMs = min(command.duration.map { UInt64(max(1, $0)) * 1_000 } ?? capMs, max(capMs, 200) - 100)
     await service.submit(
       .call(
         IncomingCall(
-          id: id, callerName: "Home Assistant", sentAt: sentAt, level: .critical, patternHint: command.tone,
+          id: id, callerName: "Home Assistant", sentAt: Date(), level: .critical, patternHint: command.tone,
           boards: [board])))
+    Task { [weak self] in
+      guard (try? await Task.sleep(for: .milliseconds(durationMs))) != nil else { return }
+      await self?.sirenEnded(board: board, id: id)
+    }
+  }
+
+  private func sirenEnded(board: String, id: String) async {
+    guard sirenCalls[board] == id else { return }
+    sirenCalls[board] = nil
+    await service.submit(.answered(callID: id))
   }
 
   private func acknowledge(because reason: String) async {

@@ -179,6 +179,36 @@ struct BrokerEndToEndTests {
     await broker.stop()
   }
 
+  @Test func homeAssistantRingsABoardAndSwitchesDoNotDisturbOnEveryHost() async throws {
+    let broker = try Broker()
+    try await broker.start()
+    let upstairs = try await Host.start("upstairs", broker: broker, boards: ["desk", "bed"])
+    let downstairs = try await Host.start("downstairs", broker: broker)
+    try await Self.online(["upstairs", "downstairs"], broker: broker)
+
+    // The siren: one board rings the tone for the duration, and the test ring is no missed call.
+    try await broker.publish(
+      "callalert/hosts/upstairs/boards/bed/ring/set", #"{"state":"ON","tone":"UK","duration":1}"#)
+    let ringing = await upstairs.events.first(within: 10) { $0.isEvent("ringing", call: "ha-bed-1") }
+    #expect(ringing?.contains(#""boards":["bed"]"#) == true, "\(upstairs.events.all)")
+    let stopped = await upstairs.events.first(within: 10) { $0.isEvent("stopped", call: "ha-bed-1") }
+    #expect(stopped?.contains(#""reason":"answered""#) == true, "\(upstairs.events.all)")
+    #expect(!upstairs.events.all.contains { $0.isEvent("missed", call: "ha-bed-1") })
+
+    // The do-not-disturb switch of one host applies to both (share_dnd defaults to true).
+    try await broker.publish("callalert/hosts/upstairs/set/dnd", "ON")
+    for host in [upstairs, downstairs] {
+      var status = ""
+      for _ in 0..<200 where !status.contains(#""override":"on""#) {
+        status = try await host.request(#"{"type":"status"}"#)
+      }
+      #expect(status.contains(#""override":"on""#), "\(host.node): \(status)")
+    }
+    try await upstairs.stop()
+    try await downstairs.stop()
+    await broker.stop()
+  }
+
   static func binary() throws -> String {
     if let path = ProcessInfo.processInfo.environment["CALLALERT_TEST_BINARY"] { return path }
     for folder in [
