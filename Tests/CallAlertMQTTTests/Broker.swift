@@ -5,43 +5,74 @@ import Synchronization
   import Glibc
 #endif
 
-/// A child process, bounded: its output as lines, its end awaited through `terminationHandler` (never
-/// `waitUntilExit`, which spins off its thread on Linux), killed when the test is done with it.
+/// A child process, bounded: its output as lines, its end awaited (a thread of its own blocks in waitpid, so
+/// nothing spins), killed when the test is done with it. Started with posix_spawn rather than Foundation's
+/// Process, whose children inherit this process's blocked signals: the test runner blocks SIGTERM, and a
+/// mosquitto that never sees SIGTERM never saves its persistent store.
 final class Child: Sendable {
-  let process: Process
+  let pid: pid_t
   let lines: AsyncStream<String>
   private let ended = Mutex<(status: Int32?, waiters: [CheckedContinuation<Int32, Never>])>((nil, []))
 
   init(_ executable: String, _ arguments: [String]) throws {
-    process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
+    var fds: [Int32] = [-1, -1]
+    guard pipe(&fds) == 0 else { throw BrokerError("pipe: \(String(cString: strerror(errno)))") }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO)
+    posix_spawn_file_actions_adddup2(&actions, fds[1], STDERR_FILENO)
+    posix_spawn_file_actions_addclose(&actions, fds[0])
+    posix_spawn_file_actions_addclose(&actions, fds[1])
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var empty = sigset_t()
+    sigemptyset(&empty)
+    posix_spawnattr_setsigmask(&attributes, &empty)
+    var defaults = sigset_t()
+    sigemptyset(&defaults)
+    for signal in [SIGTERM, SIGINT, SIGHUP, SIGPIPE] { sigaddset(&defaults, signal) }
+    posix_spawnattr_setsigdefault(&attributes, &defaults)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+    let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+    defer { for pointer in argv { free(pointer) } }
+    var pid: pid_t = 0
+    let code = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+    close(fds[1])
+    guard code == 0 else {
+      close(fds[0])
+      throw BrokerError("\(executable): \(String(cString: strerror(code)))")
+    }
+    self.pid = pid
     let (lines, continuation) = AsyncStream.makeStream(of: String.self)
     self.lines = lines
-    let pending = Mutex(Data())
-    pipe.fileHandleForReading.readabilityHandler = { handle in
-      let data = handle.availableData
-      if data.isEmpty {
-        handle.readabilityHandler = nil
-        continuation.finish()
-        return
-      }
-      pending.withLock { buffer in
-        buffer.append(data)
-        while let newline = buffer.firstIndex(of: 0x0A) {
-          continuation.yield(String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self))
-          buffer.removeSubrange(buffer.startIndex...newline)
+    let output = fds[0]
+    Thread.detachNewThread {
+      var pending: [UInt8] = []
+      var buffer = [UInt8](repeating: 0, count: 4_096)
+      while true {
+        let count = read(output, &buffer, buffer.count)
+        if count < 0 && errno == EINTR { continue }
+        guard count > 0 else { break }
+        pending += buffer[..<count]
+        while let newline = pending.firstIndex(of: 0x0A) {
+          continuation.yield(String(decoding: pending[..<newline], as: UTF8.self))
+          pending.removeSubrange(...newline)
         }
       }
+      close(output)
+      continuation.finish()
     }
-    process.terminationHandler = { [weak self] process in self?.ended(process.terminationStatus) }
-    try process.run()
+    Thread.detachNewThread { [self] in
+      var status: Int32 = 0
+      while waitpid(self.pid, &status, 0) < 0 && errno == EINTR {}
+      finished(status)
+    }
   }
 
-  private func ended(_ status: Int32) {
+  private func finished(_ status: Int32) {
     let waiters = ended.withLock { state in
       state.status = status
       defer { state.waiters = [] }
@@ -74,7 +105,7 @@ final class Child: Sendable {
   }
 
   func kill(_ signal: Int32) {
-    if process.isRunning { Glibc.kill(process.processIdentifier, signal) }
+    if ended.withLock({ $0.status == nil }) { Glibc.kill(pid, signal) }
   }
 
   /// The first line satisfying `predicate` within `seconds`; nil if none (the stream is left as it is).
@@ -111,11 +142,13 @@ final class Broker: Sendable {
       ).path
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     port = try Self.freePort()
+    // As root, mosquitto would drop to the user mosquitto, who may not write the test's directory.
     let config = """
       listener \(port) 127.0.0.1
       allow_anonymous true
       persistence true
       persistence_location \(directory)/
+      \(getuid() == 0 ? "user root" : "")
       log_dest stderr
       log_type error
       log_type warning
@@ -149,7 +182,7 @@ final class Broker: Sendable {
     if retain { arguments.append("-r") }
     let process = try Child("/usr/bin/mosquitto_pub", arguments)
     Task { for await _ in process.lines {} }
-    guard let status = await process.exit(within: 10), status == 0 else {
+    guard let status = await process.exit(within: 10), status == 0 else {  // the raw wait status: 0 is exit 0
       throw BrokerError("mosquitto_pub \(topic) failed")
     }
   }
