@@ -104,6 +104,7 @@ public actor MQTTBridge {
     }
     self.connection = connection
     let events = await service.subscribe()
+    await service.onButtonPress { [weak self] board in Task { await self?.buttonPressed(board) } }
     let keepalive = Duration.seconds(settings.keepaliveSeconds)
     await withTaskGroup(of: Void.self) { group in
       group.addTask { for await event in connection.events { await self.handle(event) } }
@@ -284,6 +285,13 @@ public actor MQTTBridge {
       break
     }
     await refresh()
+  }
+
+  /// A board's button, for Home Assistant's event entity (the daemon does not tell a long press apart yet).
+  private func buttonPressed(_ board: String) {
+    send { (connection) throws(MQTTError) in
+      try connection.publish(topics.button(board), #"{"event_type":"press"}"#, retain: false)
+    }
   }
 
   private func publishAcknowledgement(_ all: [String]) {

@@ -1,5 +1,8 @@
 import CallAlertDaemon
+import CallAlertSimulation
+import CallAlertVirtualBoard
 import Foundation
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -211,6 +214,31 @@ struct BrokerEndToEndTests {
     }
     try await upstairs.stop()
     try await downstairs.stop()
+    await broker.stop()
+  }
+
+  @Test func aBoardsButtonIsAnEventForHomeAssistant() async throws {
+    let broker = try Broker()
+    try await broker.start()
+    let runners = Mutex<[String: VirtualBoardRunner<ContinuousClock>]>([:])
+    let host = try await VirtualBoards.$created.withValue({ name, runner in runners.withLock { $0[name] = runner } }) {
+      try await Host.start("upstairs", broker: broker, boards: ["desk"])
+    }
+    try await Self.online(["upstairs"], broker: broker)
+    let watcher = try broker.subscribe("callalert/hosts/upstairs/boards/+/button", seconds: 30)
+    defer { watcher.kill(SIGKILL) }
+    let lines = Lines(watcher.lines)
+    // The board is connected once its state says so (retained, so seen even if published before).
+    let state = try broker.subscribe("callalert/hosts/upstairs/boards/desk/state", seconds: 30)
+    defer { state.kill(SIGKILL) }
+    #expect(await Lines(state.lines).first(within: 10) { $0.contains(#""connected":true"#) } != nil)
+    let runner = try #require(runners.withLock { $0["desk"] })
+    await runner.setButton(down: true)
+    try await Task.sleep(for: .milliseconds(150))  // a person's short press, longer than the debounce
+    await runner.setButton(down: false)
+    let event = await lines.first(within: 10) { $0.hasPrefix("callalert/hosts/upstairs/boards/desk/button ") }
+    #expect(event == #"callalert/hosts/upstairs/boards/desk/button {"event_type":"press"}"#)
+    try await host.stop()
     await broker.stop()
   }
 
