@@ -96,7 +96,7 @@ let package = Package(
       name: "CMosquitto", providers: [.apt(["libmosquitto-dev"]), .brew(["mosquitto"])]),
     .target(
       name: "CallAlertMQTT",
-      dependencies: ["CMosquitto", "CallAlertEngine", "CallAlertInputs", "CallAlertControl", "CallAlertBridges"],
+      dependencies: ["CMosquitto", "CallAlertEngine", "CallAlertInputs", "CallAlertControl"],
       swiftSettings: strictSettings),
     // Host: the control protocol as types: requests, answers, status, the typed client; JSON only at the edge.
     .target(

@@ -118,7 +118,8 @@ public final class MQTTConnection: @unchecked Sendable {
     mosquitto_disconnect_callback_set(handle) { _, context, code in
       guard let context else { return }
       let sink = Unmanaged<Sink>.fromOpaque(context).takeUnretainedValue()
-      sink.continuation.yield(.disconnected(code == 0 ? "disconnected" : String(cString: mosquitto_strerror(code))))
+      let reason = code == 0 ? "disconnected" : String(cString: mosquitto_strerror(code))
+      sink.continuation.yield(.disconnected(reason.hasSuffix(".") ? String(reason.dropLast()) : reason))
     }
     mosquitto_message_callback_set(handle) { _, context, message in
       guard let context, let message, let topic = message.pointee.topic else { return }
@@ -182,7 +183,8 @@ public final class MQTTConnection: @unchecked Sendable {
 
   private static func describe(_ code: Int32) -> String {
     if code == MOSQ_ERR_ERRNO.rawValue { return String(cString: strerror(errno)) }
-    return String(cString: mosquitto_strerror(code))
+    let reason = String(cString: mosquitto_strerror(code))
+    return reason.hasSuffix(".") ? String(reason.dropLast()) : reason
   }
 }
 
