@@ -207,6 +207,10 @@ public actor MQTTBridge {
       return
     }
     guard case .input(let input) = decoded else { return }
+    if MQTTCallMessage.isStale(input, retained: message.retained, now: Date(), capMs: capMs) {
+      logger.debug("mqtt: \(message.topic): a retained call past its cap, skipped")
+      return
+    }
     guard deduplicator.admit(input, nowMs: elapsedMs) else {
       logger.debug("mqtt: \(message.topic) again (redelivered or retained): already handled")
       return

@@ -65,6 +65,14 @@ public enum MQTTCallMessage {
     return .input(input)
   }
 
+  /// Whether a message is a retained call whose cap has passed: it can no longer ring, and was shared as
+  /// missed when it happened; taking it as a late call on every reconnection would bring back, as a new
+  /// missed call, one that was acknowledged long ago. Such a message is skipped.
+  public static func isStale(_ input: EngineInput, retained: Bool, now: Date, capMs: UInt64) -> Bool {
+    guard retained, case .call(let call) = input, let sentAt = call.sentAt else { return false }
+    return now.timeIntervalSince(sentAt) * 1_000 >= Double(capMs)
+  }
+
   /// A call message's text, as a publisher sends it (for tests and `callalert` tools).
   public static func encode(_ input: EngineInput) throws(ControlFailure) -> String {
     try ControlRequest.input(input).line()

@@ -186,3 +186,14 @@ extension MQTTMessageTests {
     #expect(!cleared.contains { $0.topic == "callalert/missed/c1" })
   }
 }
+
+extension MQTTMessageTests {
+  @Test func aRetainedCallPastItsCapIsStale() {
+    let now = Date(timeIntervalSince1970: 1_000_000)
+    let call = EngineInput.call(IncomingCall(id: "c1", sentAt: now.addingTimeInterval(-30)))
+    #expect(MQTTCallMessage.isStale(call, retained: true, now: now, capMs: 30_000))
+    #expect(!MQTTCallMessage.isStale(call, retained: true, now: now, capMs: 31_000))
+    #expect(!MQTTCallMessage.isStale(call, retained: false, now: now, capMs: 30_000))  // live: late, and missed
+    #expect(!MQTTCallMessage.isStale(.hangup(callID: "c1"), retained: true, now: now, capMs: 1))
+  }
+}
