@@ -36,8 +36,8 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
   private let patternTable: PatternBuild?
   private var subscribers: [UUID: AsyncStream<Published>.Continuation] = [:]
   private var anonymousCalls = AnonymousCallTracker()
-  /// Told each press of a board's button, by the board's name (MQTT's event entity).
-  private var buttonListeners: [@Sendable (String) -> Void] = []
+  /// Told every input as it is handled (MQTT: a button press for Home Assistant, a switch to share at once).
+  private var inputListeners: [@Sendable (EngineInput) -> Void] = []
 
   /// Creates the service.
   ///
@@ -81,13 +81,13 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
 
   private func unsubscribe(_ id: UUID) { subscribers[id] = nil }
 
-  /// Calls `listener` with the board's name at each press of a board's button.
-  public func onButtonPress(_ listener: @escaping @Sendable (String) -> Void) { buttonListeners.append(listener) }
+  /// Calls `listener` with every input the service acts on (from boards, sockets, sources, timers' news).
+  public func onInput(_ listener: @escaping @Sendable (EngineInput) -> Void) { inputListeners.append(listener) }
 
   /// Acts on an input now; returns the events it caused.
   @discardableResult
   public func submit(_ input: EngineInput) -> [EngineEvent] {
-    if case .acknowledge(let board?) = input { for listener in buttonListeners { listener(board) } }
+    for listener in inputListeners { listener(input) }
     let effects = engine.handle(input, at: now)
     apply(effects)
     return effects.compactMap { if case .event(let event) = $0 { event } else { nil } }

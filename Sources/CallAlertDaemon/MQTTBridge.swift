@@ -12,8 +12,8 @@ import ServiceLifecycle
 /// this host's state out as retained messages, acknowledgements and do-not-disturb shared with every host,
 /// commands and Home Assistant discovery. Between messages it waits; libmosquitto's thread keeps the
 /// connection (keepalive, reconnection with backoff), and the retained state is compared with the engine's
-/// after every event and once per keepalive (for changes that make no event: a board plugged in, a switch
-/// from the control socket), published only when it changed.
+/// after every event and every input that changes it without an event (a board plugged in, a switch from
+/// the control socket), and once per keepalive as a safety net; it is published only when it changed.
 public actor MQTTBridge {
   private let settings: MQTTSettings
   private let service: AlertService<ContinuousClock>
@@ -104,7 +104,7 @@ public actor MQTTBridge {
     }
     self.connection = connection
     let events = await service.subscribe()
-    await service.onButtonPress { [weak self] board in Task { await self?.buttonPressed(board) } }
+    await service.onInput { [weak self] input in Task { await self?.handle(input) } }
     let keepalive = Duration.seconds(settings.keepaliveSeconds)
     await withTaskGroup(of: Void.self) { group in
       group.addTask { for await event in connection.events { await self.handle(event) } }
@@ -291,10 +291,19 @@ public actor MQTTBridge {
     await refresh()
   }
 
-  /// A board's button, for Home Assistant's event entity (the daemon does not tell a long press apart yet).
-  private func buttonPressed(_ board: String) {
-    send { (connection) throws(MQTTError) in
-      try connection.publish(topics.button(board), #"{"event_type":"press"}"#, retain: false)
+  /// An input the engine acted on: a board's button goes to Home Assistant's event entity (the daemon does not
+  /// tell a long press apart yet); switches and boards coming and going make no event, so the state is
+  /// compared now rather than at the next keepalive.
+  private func handle(_ input: EngineInput) async {
+    switch input {
+    case .acknowledge(let board?):
+      send { (connection) throws(MQTTError) in
+        try connection.publish(topics.button(board), #"{"event_type":"press"}"#, retain: false)
+      }
+    case .setDoNotDisturb, .setSilent, .boardBack, .boardLost:
+      await refresh()
+    default:
+      break
     }
   }
 

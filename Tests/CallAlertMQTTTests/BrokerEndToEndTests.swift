@@ -242,6 +242,25 @@ struct BrokerEndToEndTests {
     await broker.stop()
   }
 
+  @Test func doNotDisturbSwitchedOnTheControlSocketReachesTheOtherHostAtOnce() async throws {
+    let broker = try Broker()
+    try await broker.start()
+    // A keepalive of a minute: the switch must not wait for the periodic comparison.
+    let upstairs = try await Host.start("upstairs", broker: broker, keepalive: "60s")
+    let downstairs = try await Host.start("downstairs", broker: broker, keepalive: "60s")
+    try await Self.online(["upstairs", "downstairs"], broker: broker)
+    _ = try await upstairs.request(#"{"type":"dnd","mode":"on"}"#)
+    let deadline = ContinuousClock.now + .seconds(5)
+    var status = ""
+    while ContinuousClock.now < deadline, !status.contains(#""override":"on""#) {
+      status = try await downstairs.request(#"{"type":"status"}"#)
+    }
+    #expect(status.contains(#""override":"on""#), "\(status)")
+    try await upstairs.stop()
+    try await downstairs.stop()
+    await broker.stop()
+  }
+
   static func binary() throws -> String {
     if let path = ProcessInfo.processInfo.environment["CALLALERT_TEST_BINARY"] { return path }
     for folder in [

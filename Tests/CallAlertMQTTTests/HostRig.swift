@@ -75,7 +75,9 @@ struct Host {
   let group: ServiceGroup
   let running: Task<Void, any Error>
 
-  static func config(node: String, directory: String, port: Int, boards: [String], cap: String) -> String {
+  static func config(
+    node: String, directory: String, port: Int, boards: [String], cap: String, keepalive: String = "5s"
+  ) -> String {
     """
     cap: \(cap)
     boards:
@@ -87,7 +89,7 @@ struct Host {
     mqtt:
       broker: mqtt://127.0.0.1:\(port)
       node_id: \(node)
-      keepalive: 5s
+      keepalive: \(keepalive)
 
     """
   }
@@ -101,14 +103,13 @@ struct Host {
   }
 
   static func start(
-    _ node: String, broker: Broker, boards: [String] = ["desk"], cap: String = "20s"
-  ) async throws
-    -> Host
-  {
+    _ node: String, broker: Broker, boards: [String] = ["desk"], cap: String = "20s", keepalive: String = "5s"
+  ) async throws -> Host {
     let directory = try directory(node)
     let path = directory + "/config.yaml"
-    try config(node: node, directory: directory, port: broker.port, boards: boards, cap: cap).write(
-      toFile: path, atomically: true, encoding: .utf8)
+    try config(node: node, directory: directory, port: broker.port, boards: boards, cap: cap, keepalive: keepalive)
+      .write(
+        toFile: path, atomically: true, encoding: .utf8)
     let events = Lines()
     var options = DaemonOptions(configPath: path, simulate: true, readStandardInput: false)
     options.boardSource = .virtualBoards()
