@@ -99,6 +99,13 @@ let package = Package(
         "CallAlertEngine", "CallAlertTransport", .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: strictSettings),
+    // Host: MQTT (libmosquitto): calls in from a broker, shared state out, Home Assistant discovery.
+    .systemLibrary(
+      name: "CMosquitto", providers: [.apt(["libmosquitto-dev"]), .brew(["mosquitto"])]),
+    .target(
+      name: "CallAlertMQTT",
+      dependencies: ["CMosquitto", "CallAlertEngine", "CallAlertInputs", "CallAlertControl"],
+      swiftSettings: strictSettings),
     // Host: the control protocol as types: requests, answers, status, the typed client; JSON only at the edge.
     .target(
       name: "CallAlertControl",
@@ -131,7 +138,7 @@ let package = Package(
       dependencies: [
         "CallAlertEngine", "CallAlertInputs", "CallAlertControl", "CallAlertHistory", "CallAlertClient",
         "CallAlertSerial", "CallAlertTransport", "CallAlertPatterns", "CallAlertProtocol", "CallAlertRuntime",
-        "CallAlertBridges",
+        "CallAlertBridges", "CallAlertMQTT",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "UnixSignals", package: "swift-service-lifecycle"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -343,6 +350,17 @@ let package = Package(
       dependencies: [
         "CallAlertBridges", "CallAlertEngine", "CallAlertSerial", "CallAlertTransport",
         .product(name: "Clocks", package: "swift-clocks"),
+      ],
+      exclude: ["Fixtures"],
+      swiftSettings: strictSettings
+    ),
+    .testTarget(
+      name: "CallAlertMQTTTests",
+      dependencies: [
+        "CallAlertMQTT", "CallAlertDaemon", "CallAlertSimulation", "CallAlertEngine", "CallAlertInputs",
+        "CallAlertControl", "CallAlertVirtualBoard", "CallAlertTestSupport",
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ],
       exclude: ["Fixtures"],
       swiftSettings: strictSettings

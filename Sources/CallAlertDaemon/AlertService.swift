@@ -36,6 +36,8 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
   private let patternTable: PatternBuild?
   private var subscribers: [UUID: AsyncStream<Published>.Continuation] = [:]
   private var anonymousCalls = AnonymousCallTracker()
+  /// Told every input as it is handled (MQTT: a button press for Home Assistant, a switch to share at once).
+  private var inputListeners: [@Sendable (EngineInput) -> Void] = []
 
   /// Creates the service.
   ///
@@ -79,9 +81,13 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
 
   private func unsubscribe(_ id: UUID) { subscribers[id] = nil }
 
+  /// Calls `listener` with every input the service acts on (from boards, sockets, sources, timers' news).
+  public func onInput(_ listener: @escaping @Sendable (EngineInput) -> Void) { inputListeners.append(listener) }
+
   /// Acts on an input now; returns the events it caused.
   @discardableResult
   public func submit(_ input: EngineInput) -> [EngineEvent] {
+    for listener in inputListeners { listener(input) }
     let effects = engine.handle(input, at: now)
     apply(effects)
     return effects.compactMap { if case .event(let event) = $0 { event } else { nil } }

@@ -153,8 +153,9 @@ public enum Daemon {
     let bridges = BridgeService(
       sources: configuration.sources, region: configuration.engine.defaultRegion, service: service,
       clock: ContinuousClock(), logger: logger)
+    let mqtt = MQTTBridge.make(configuration, service: service, patterns: patternTable, logger: logger)
     let handler = ControlHandler(
-      service: service, history: writer, reloader: reloader, logger: logger, bridges: bridges)
+      service: service, history: writer, reloader: reloader, logger: logger, bridges: bridges, mqtt: mqtt)
     let endpoint = ControlLineEndpoint(handle: handler.handle, logger: logger)
     let events = await service.subscribe()
 
@@ -175,6 +176,7 @@ public enum Daemon {
       .init(service: EventPrinterService(events: events, reloader: reloader, printer: printer, eventSink: eventSink)),
       .init(service: HangupReloadService(hangups: hangups, reloader: reloader)),
     ]
+    services += mqttService(mqtt)  // only with `mqtt:` in the config
     if options.readStandardInput {
       services.append(.init(service: StandardInputService(endpoint: endpoint), successTerminationBehavior: .ignore))
     }

@@ -44,7 +44,7 @@ struct ConfigParser {
   /// The sections a file may have.
   static let sections = [
     "cap", "tombstone", "boards", "patterns", "do_not_disturb", "region", "missed_indicator", "socket", "history",
-    "events", "push_rules", "sources", "http",
+    "events", "push_rules", "sources", "http", "mqtt",
   ]
 
   init(file: String, environment: [String: String], userID: UInt32) {
@@ -137,6 +137,7 @@ struct ConfigParser {
       config.sources = sources
     }
     if let node = section("http") { config.http = http(node) }
+    if let node = section("mqtt") { config.mqtt = mqtt(node) }
     normaliseCallers(into: &engine)
     config.engine = engine
     config.patternNameUses = patternNameUses

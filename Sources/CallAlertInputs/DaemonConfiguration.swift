@@ -31,6 +31,8 @@ public struct DaemonConfiguration: Equatable, Sendable {
   public var sources: [BridgeSource] = []
   /// The HTTP API (`http:`, or `callalert run --http`); nil: off.
   public var http: HTTPSettings? = nil
+  /// The MQTT broker this host shares calls and state through; nil: none (docs/MQTT.md).
+  public var mqtt: MQTTSettings? = nil
 
   /// The boards when the file lists none: one board, found automatically.
   public static let defaultBoards = [AlertBoard(name: "board", port: "auto")]

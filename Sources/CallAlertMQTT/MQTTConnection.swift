@@ -1,0 +1,227 @@
+import CMosquitto
+import Foundation
+
+/// One connection to an MQTT broker through libmosquitto, whose own network thread (`mosquitto_loop_start`)
+/// owns the socket: it sleeps in `select` until the broker sends something or the keepalive is due (idle
+/// costs nothing else), reconnects on its own with exponential backoff, and hands what happens to
+/// ``events`` as ``MQTTConnectionEvent``s. Publishing and subscribing are thread-safe calls into the library.
+///
+/// The session is persistent (clean session off) under a fixed client id: QoS 1 messages sent while this host
+/// was away are delivered when it returns, which is why calls are deduplicated (``MQTTDeduplicator``).
+public final class MQTTConnection: @unchecked Sendable {
+  // @unchecked: `handle` is only used through libmosquitto's thread-safe calls, and freed once in `close()`
+  // after its thread stopped; `sink` is a Sendable continuation.
+  private let handle: OpaquePointer
+  private let sink: Unmanaged<Sink>
+  private let settings: MQTTSettingsView
+  private let lock = NSLock()
+  private var closed = false
+
+  /// What the library reports, in order: connections, losses, messages.
+  public let events: AsyncStream<MQTTConnectionEvent>
+
+  /// The part of the config the connection needs (the password already read from its file).
+  public struct MQTTSettingsView: Sendable {
+    /// The broker's host.
+    public var host: String
+    /// The broker's port.
+    public var port: Int
+    /// Whether to use TLS.
+    public var tls: Bool
+    /// The CA file for TLS; nil: the system's.
+    public var caFile: String?
+    /// The client id.
+    public var clientID: String
+    /// The user name.
+    public var username: String?
+    /// The password.
+    public var password: String?
+    /// The keepalive in seconds.
+    public var keepaliveSeconds: Int
+    /// The Last Will: topic and payload, published retained at QoS 1 by the broker when the host vanishes.
+    public var will: (topic: String, payload: String)?
+
+    /// Creates settings.
+    public init(
+      host: String, port: Int, tls: Bool = false, caFile: String? = nil, clientID: String, username: String? = nil,
+      password: String? = nil, keepaliveSeconds: Int = 30, will: (topic: String, payload: String)? = nil
+    ) {
+      self.host = host
+      self.port = port
+      self.tls = tls
+      self.caFile = caFile
+      self.clientID = clientID
+      self.username = username
+      self.password = password
+      self.keepaliveSeconds = keepaliveSeconds
+      self.will = will
+    }
+  }
+
+  /// Receives libmosquitto's callbacks on its thread and forwards them.
+  final class Sink: Sendable {
+    let continuation: AsyncStream<MQTTConnectionEvent>.Continuation
+    init(_ continuation: AsyncStream<MQTTConnectionEvent>.Continuation) { self.continuation = continuation }
+  }
+
+  private static let initialised: Bool = {
+    mosquitto_lib_init()
+    return true
+  }()
+
+  /// Sets the connection up (nothing is sent until ``start()``).
+  ///
+  /// - Throws: ``MQTTError`` when libmosquitto refuses a setting (a CA file it cannot load, no memory).
+  public init(_ settings: MQTTSettingsView) throws(MQTTError) {
+    _ = Self.initialised
+    self.settings = settings
+    let (stream, continuation) = AsyncStream.makeStream(
+      of: MQTTConnectionEvent.self, bufferingPolicy: .bufferingNewest(4_096))
+    events = stream
+    let sink = Unmanaged.passRetained(Sink(continuation))
+    guard let handle = mosquitto_new(settings.clientID, false, sink.toOpaque()) else {
+      sink.release()
+      throw MQTTError("libmosquitto could not create a client: \(String(cString: strerror(errno)))")
+    }
+    self.handle = handle
+    self.sink = sink
+    do {
+      try check(mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311), "protocol version")
+      // Fast after a blip, then doubling to a minute: libmosquitto's thread waits between its attempts.
+      try check(mosquitto_reconnect_delay_set(handle, 1, 60, true), "reconnect delay")
+      if let username = settings.username {
+        try check(mosquitto_username_pw_set(handle, username, settings.password), "user and password")
+      }
+      if settings.tls {
+        try check(
+          mosquitto_tls_set(handle, settings.caFile, settings.caFile == nil ? "/etc/ssl/certs" : nil, nil, nil, nil),
+          "CA file \(settings.caFile ?? "/etc/ssl/certs")")
+      }
+      if let will = settings.will {
+        let bytes = Array(will.payload.utf8)
+        try check(mosquitto_will_set(handle, will.topic, Int32(bytes.count), bytes, 1, true), "Last Will")
+      }
+    } catch {
+      mosquitto_destroy(handle)
+      sink.release()
+      throw error
+    }
+    mosquitto_connect_callback_set(handle) { _, context, code in
+      guard let context else { return }
+      let sink = Unmanaged<Sink>.fromOpaque(context).takeUnretainedValue()
+      if code == 0 {
+        sink.continuation.yield(.connected)
+      } else {
+        sink.continuation.yield(.refused(String(cString: mosquitto_connack_string(code))))
+      }
+    }
+    mosquitto_disconnect_callback_set(handle) { _, context, code in
+      guard let context else { return }
+      let sink = Unmanaged<Sink>.fromOpaque(context).takeUnretainedValue()
+      let reason = code == 0 ? "disconnected" : String(cString: mosquitto_strerror(code))
+      sink.continuation.yield(.disconnected(reason.hasSuffix(".") ? String(reason.dropLast()) : reason))
+    }
+    mosquitto_message_callback_set(handle) { _, context, message in
+      guard let context, let message, let topic = message.pointee.topic else { return }
+      let sink = Unmanaged<Sink>.fromOpaque(context).takeUnretainedValue()
+      let count = Int(message.pointee.payloadlen)
+      let payload: [UInt8] =
+        count > 0 && message.pointee.payload != nil
+        ? Array(UnsafeRawBufferPointer(start: message.pointee.payload, count: count)) : []
+      sink.continuation.yield(
+        .message(MQTTMessage(topic: String(cString: topic), payload: payload, retained: message.pointee.retain)))
+    }
+  }
+
+  deinit { close() }
+
+  /// Connects, then starts libmosquitto's thread, which keeps the connection from then on (reconnecting on
+  /// its own with backoff after a loss).
+  ///
+  /// - Throws: ``MQTTError`` when the first connection cannot even be begun (the broker refuses TCP, its name
+  ///   does not resolve) or the thread cannot start. libmosquitto's thread does not retry a first connection
+  ///   that failed like this, so the caller tries again after its own backoff.
+  public func start() throws(MQTTError) {
+    try check(
+      mosquitto_connect_async(handle, settings.host, Int32(settings.port), Int32(settings.keepaliveSeconds)),
+      "connect to \(settings.host):\(settings.port)")
+    try check(mosquitto_loop_start(handle), "network thread")
+  }
+
+  /// Subscribes to a topic filter.
+  public func subscribe(_ filter: String, qos: Int32 = 1) throws(MQTTError) {
+    try check(mosquitto_subscribe(handle, nil, filter, qos), "subscribe \(filter)")
+  }
+
+  /// Publishes `payload` (empty: delete a retained message) at `qos`, retained or not.
+  public func publish(_ topic: String, _ payload: [UInt8], qos: Int32 = 1, retain: Bool) throws(MQTTError) {
+    try check(mosquitto_publish(handle, nil, topic, Int32(payload.count), payload, qos, retain), "publish \(topic)")
+  }
+
+  /// Publishes text.
+  public func publish(_ topic: String, _ text: String, qos: Int32 = 1, retain: Bool) throws(MQTTError) {
+    try publish(topic, Array(text.utf8), qos: qos, retain: retain)
+  }
+
+  /// Disconnects cleanly (no Last Will), stops the thread, and frees the client; later calls fail.
+  public func close() {
+    let first = lock.withLock {
+      defer { closed = true }
+      return !closed
+    }
+    guard first else { return }
+    mosquitto_disconnect(handle)
+    mosquitto_loop_stop(handle, false)
+    mosquitto_destroy(handle)
+    sink.takeUnretainedValue().continuation.finish()
+    sink.release()
+  }
+
+  private func check(_ code: Int32, _ what: String) throws(MQTTError) {
+    guard code == MOSQ_ERR_SUCCESS.rawValue else { throw MQTTError("\(what): \(Self.describe(code))") }
+  }
+
+  private static func describe(_ code: Int32) -> String {
+    if code == MOSQ_ERR_ERRNO.rawValue { return String(cString: strerror(errno)) }
+    let reason = String(cString: mosquitto_strerror(code))
+    return reason.hasSuffix(".") ? String(reason.dropLast()) : reason
+  }
+}
+
+/// What the connection reports.
+public enum MQTTConnectionEvent: Sendable, Equatable {
+  /// Connected (and after each reconnection): subscribe and publish the retained state again.
+  case connected
+  /// The broker refused the connection (bad credentials, client id), with its reason.
+  case refused(String)
+  /// The connection was lost or could not be made; libmosquitto tries again after its backoff.
+  case disconnected(String)
+  /// A message on a subscribed topic.
+  case message(MQTTMessage)
+}
+
+/// A message as received.
+public struct MQTTMessage: Sendable, Equatable {
+  /// Its topic.
+  public var topic: String
+  /// Its payload (empty: a retained message was deleted).
+  public var payload: [UInt8]
+  /// Whether the broker sent it from its retained store (on subscribing) rather than as it was published.
+  public var retained: Bool
+
+  /// Creates a message.
+  public init(topic: String, payload: [UInt8], retained: Bool) {
+    self.topic = topic
+    self.payload = payload
+    self.retained = retained
+  }
+}
+
+/// A failure of the MQTT client, with what it was doing.
+public struct MQTTError: Error, CustomStringConvertible, Sendable {
+  /// What failed.
+  public let description: String
+
+  /// Creates an error.
+  public init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,274 @@
+import CallAlertDaemon
+import CallAlertSimulation
+import CallAlertVirtualBoard
+import Foundation
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Issue 18 against a real broker: Debian's mosquitto on a free loopback port, mosquitto_pub and
+/// mosquitto_sub as independent clients, and two hosts' daemons (own sockets, histories, virtual boards).
+@Suite("MQTT against mosquitto", .serialized, .timeLimit(.minutes(2)))
+struct BrokerEndToEndTests {
+  /// Waits until every node's availability is `online` on the broker (the daemons connected).
+  static func online(_ nodes: [String], broker: Broker) async throws {
+    let watcher = try broker.subscribe("callalert/hosts/+/availability", seconds: 30)
+    defer { watcher.kill(SIGKILL) }
+    let lines = Lines(watcher.lines)
+    for node in nodes {
+      let line = await lines.first(within: 20) { $0 == "callalert/hosts/\(node)/availability online" }
+      #expect(line != nil, "\(node) never came online on the broker")
+    }
+  }
+
+  @Test func aCallPublishedOnceRingsEveryHostAndARedeliveryNeverRingsTwice() async throws {
+    let broker = try Broker()
+    try await broker.start()
+    let upstairs = try await Host.start("upstairs", broker: broker)
+    let downstairs = try await Host.start("downstairs", broker: broker)
+    try await Self.online(["upstairs", "downstairs"], broker: broker)
+
+    let message = callMessage("c1")
+    try await broker.publish("callalert/calls/c1", message)
+    for host in [upstairs, downstairs] {
+      let ringing = await host.events.first(within: 10) { $0.isEvent("ringing", call: "c1") }
+      #expect(ringing?.contains(#""boards":["desk"]"#) == true, "\(host.node): \(host.events.all)")
+    }
+    // The same message again (a publisher's QoS 1 retry), then the hangup: messages on one topic keep their
+    // order, so once the hangup is seen the duplicate was handled before it.
+    try await broker.publish("callalert/calls/c1", message)
+    try await broker.publish("callalert/calls/c1", #"{"type":"hangup","id":"c1"}"#)
+    for host in [upstairs, downstairs] {
+      let stopped = await host.events.first(within: 10) { $0.isEvent("stopped", call: "c1") }
+      #expect(stopped?.contains(#""reason":"hangup""#) == true, "\(host.node): \(host.events.all)")
+      #expect(host.events.count { $0.isEvent("ringing", call: "c1") } == 1, "\(host.node): \(host.events.all)")
+      #expect(!host.events.all.contains { $0.contains(#""reason":"duplicate-call""#) }, "the engine never saw it twice")
+    }
+    // Each host's status names the broker as a source of kind mqtt, connected.
+    let status = try await upstairs.request(#"{"type":"status"}"#)
+    #expect(status.contains(#""kind":"mqtt""#) && status.contains(#""state":"connected""#), "\(status)")
+
+    try await upstairs.stop()
+    try await downstairs.stop()
+    await broker.stop()
+  }
+
+  @Test func anAcknowledgementOnOneHostClearsTheMissedCallOnBoth() async throws {
+    let broker = try Broker()
+    try await broker.start()
+    let upstairs = try await Host.start("upstairs", broker: broker, cap: "2s")
+    let downstairs = try await Host.start("downstairs", broker: broker, cap: "2s")
+    try await Self.online(["upstairs", "downstairs"], broker: broker)
+    let missedTopic = try broker.subscribe("callalert/missed/#", seconds: 60)
+    defer { missedTopic.kill(SIGKILL) }
+    let missedLines = Lines(missedTopic.lines)
+
+    try await broker.publish("callalert/calls/c2", callMessage("c2"))
+    for host in [upstairs, downstairs] {
+      let missed = await host.events.first(within: 10) { $0.isEvent("missed", call: "c2") }
+      #expect(missed != nil, "\(host.node): \(host.events.all)")
+    }
+    // Shared: the missed call is retained on the broker by id.
+    #expect(await missedLines.first(within: 10) { $0.hasPrefix("callalert/missed/c2 {") } != nil)
+
+    // Acknowledged on upstairs' control socket: downstairs clears it too, and the retained copy is deleted.
+    _ = try await upstairs.request(#"{"type":"ack"}"#)
+    for host in [upstairs, downstairs] {
+      let cleared = await host.events.first(within: 10) { $0.contains(#""event":"missed_acknowledged""#) }
+      #expect(cleared != nil, "\(host.node): \(host.events.all)")
+      let status = try await host.request(#"{"type":"status"}"#)
+      #expect(status.contains(#""missed":[]"#), "\(host.node): \(status)")
+    }
+    // mosquitto_sub -v shows an empty payload as "(null)".
+    #expect(await missedLines.first(within: 10) { $0 == "callalert/missed/c2 (null)" } != nil, "\(missedLines.all)")
+
+    try await upstairs.stop()
+    try await downstairs.stop()
+    await broker.stop()
+  }
+
+  @Test func theBrokerRestartedMidCallTheCallRingsWithinItsCapAndOnce() async throws {
+    let broker = try Broker()
+    try await broker.start()
+    let host = try await Host.start("upstairs", broker: broker, cap: "20s")
+    try await Self.online(["upstairs"], broker: broker)
+
+    // Retained, so that the restarted broker (persistent) hands it out again on resubscription.
+    let message = callMessage("c3", ago: 3)
+    try await broker.publish("callalert/calls/c3", message, retain: true)
+    let ringing = try #require(await host.events.first(within: 10) { $0.isEvent("ringing", call: "c3") })
+    // The cap counts from sent_at: 3 s had passed, so at most 17 s remain.
+    let capMs = ringing.firstMatch(of: /"cap_ms":(\d+)/).map { Int($0.1) ?? 0 } ?? 0
+    #expect(capMs > 0 && capMs <= 17_000, "\(ringing)")
+
+    await broker.stop()
+    try await broker.start()
+    // The restarted broker kept the retained call (its persistent store), so the host gets it again on
+    // resubscribing: the redelivery the deduplication must absorb.
+    let retained = try broker.subscribe("callalert/calls/c3", seconds: 10)
+    #expect(await Lines(retained.lines).first(within: 10) { $0.hasPrefix("callalert/calls/c3 {") } != nil)
+    retained.kill(SIGKILL)
+    try await Self.online(["upstairs"], broker: broker)
+    // The publisher retries too (its PUBACK was lost with the broker).
+    try await broker.publish("callalert/calls/c3", message, retain: true)
+    try await broker.publish("callalert/calls/c3", #"{"type":"hangup","id":"c3"}"#, retain: true)
+    let stopped = await host.events.first(within: 15) { $0.isEvent("stopped", call: "c3") }
+    #expect(stopped?.contains(#""reason":"hangup""#) == true, "\(host.events.all)")
+    #expect(host.events.count { $0.isEvent("ringing", call: "c3") } == 1, "\(host.events.all)")
+
+    try await host.stop()
+    await broker.stop()
+  }
+
+  @Test func aKilledDaemonsLastWillMarksItOffline() async throws {
+    let broker = try Broker()
+    try await broker.start()
+    let directory = try Host.directory("killed")
+    let config = directory + "/config.yaml"
+    try Host.config(node: "killed", directory: directory, port: broker.port, boards: ["desk"], cap: "20s").write(
+      toFile: config, atomically: true, encoding: .utf8)
+    let watcher = try broker.subscribe("callalert/hosts/killed/availability", seconds: 60)
+    defer { watcher.kill(SIGKILL) }
+    let lines = Lines(watcher.lines)
+    let daemon = try Child(try Self.binary(), ["run", "--simulate", "--config", config])
+    Task { for await _ in daemon.lines {} }
+    #expect(await lines.first(within: 20) { $0.hasSuffix(" online") } != nil)
+    daemon.kill(SIGKILL)
+    _ = await daemon.exit(within: 10)
+    // The broker publishes the Last Will once 1.5 keepalives (7.5 s) pass without a word.
+    #expect(await lines.first(within: 30) { $0.hasSuffix(" offline") } != nil, "\(lines.all)")
+    await broker.stop()
+  }
+
+  @Test func discoveryIsAnnouncedAndABoardLeavingTheConfigIsRemoved() async throws {
+    let broker = try Broker()
+    try await broker.start()
+    let discovery = try broker.subscribe("homeassistant/#", seconds: 60)
+    defer { discovery.kill(SIGKILL) }
+    let lines = Lines(discovery.lines)
+    let first = try await Host.start("upstairs", broker: broker, boards: ["desk", "bed"])
+    let bed = await lines.first(within: 20) {
+      $0.hasPrefix("homeassistant/siren/callalert_upstairs/bed_siren/config {")
+    }
+    #expect(bed?.contains(#""available_tones":["#) == true)
+    try await first.stop()
+    let second = try await Host.start("upstairs", broker: broker, boards: ["desk"])
+    for object in ["bed_siren", "bed_button", "bed_ringing"] {
+      let removed = await lines.first(within: 20) {
+        $0.hasPrefix("homeassistant/") && $0.hasSuffix("/callalert_upstairs/\(object)/config (null)")
+      }
+      #expect(removed != nil, "\(object) was not removed: \(lines.all.suffix(5))")
+    }
+    // Home Assistant restarting asks for the configs again.
+    let before = lines.all.count
+    try await broker.publish("homeassistant/status", "online", qos: 0)
+    let again = await lines.first(within: 10, from: before) { $0.contains("/desk_siren/config {") }
+    #expect(again != nil)
+    try await second.stop()
+    await broker.stop()
+  }
+
+  @Test func aDaemonStartedBeforeItsBrokerJoinsItWhenItComes() async throws {
+    let broker = try Broker()  // its port chosen, nothing listening yet
+    let host = try await Host.start("early", broker: broker)
+    var status = ""
+    for _ in 0..<100 where !status.contains(#""state":"failing""#) {
+      status = try await host.request(#"{"type":"status"}"#)
+    }
+    #expect(status.contains(#""kind":"mqtt""#) && status.contains(#""state":"failing""#), "\(status)")
+    try await broker.start()
+    try await Self.online(["early"], broker: broker)
+    try await broker.publish("callalert/calls/c4", callMessage("c4"))
+    #expect(await host.events.first(within: 10) { $0.isEvent("ringing", call: "c4") } != nil, "\(host.events.all)")
+    try await host.stop()
+    await broker.stop()
+  }
+
+  @Test func homeAssistantRingsABoardAndSwitchesDoNotDisturbOnEveryHost() async throws {
+    let broker = try Broker()
+    try await broker.start()
+    let upstairs = try await Host.start("upstairs", broker: broker, boards: ["desk", "bed"])
+    let downstairs = try await Host.start("downstairs", broker: broker)
+    try await Self.online(["upstairs", "downstairs"], broker: broker)
+
+    // The siren: one board rings the tone for the duration, and the test ring is no missed call.
+    try await broker.publish(
+      "callalert/hosts/upstairs/boards/bed/ring/set", #"{"state":"ON","tone":"UK","duration":1}"#)
+    let ringing = await upstairs.events.first(within: 10) { $0.isEvent("ringing", call: "ha-bed-1") }
+    #expect(ringing?.contains(#""boards":["bed"]"#) == true, "\(upstairs.events.all)")
+    let stopped = await upstairs.events.first(within: 10) { $0.isEvent("stopped", call: "ha-bed-1") }
+    #expect(stopped?.contains(#""reason":"answered""#) == true, "\(upstairs.events.all)")
+    #expect(!upstairs.events.all.contains { $0.isEvent("missed", call: "ha-bed-1") })
+
+    // The do-not-disturb switch of one host applies to both (share_dnd defaults to true).
+    try await broker.publish("callalert/hosts/upstairs/set/dnd", "ON")
+    for host in [upstairs, downstairs] {
+      var status = ""
+      for _ in 0..<200 where !status.contains(#""override":"on""#) {
+        status = try await host.request(#"{"type":"status"}"#)
+      }
+      #expect(status.contains(#""override":"on""#), "\(host.node): \(status)")
+    }
+    try await upstairs.stop()
+    try await downstairs.stop()
+    await broker.stop()
+  }
+
+  @Test func aBoardsButtonIsAnEventForHomeAssistant() async throws {
+    let broker = try Broker()
+    try await broker.start()
+    let runners = Mutex<[String: VirtualBoardRunner<ContinuousClock>]>([:])
+    let host = try await VirtualBoards.$created.withValue({ name, runner in runners.withLock { $0[name] = runner } }) {
+      try await Host.start("upstairs", broker: broker, boards: ["desk"])
+    }
+    try await Self.online(["upstairs"], broker: broker)
+    let watcher = try broker.subscribe("callalert/hosts/upstairs/boards/+/button", seconds: 30)
+    defer { watcher.kill(SIGKILL) }
+    let lines = Lines(watcher.lines)
+    // The board is connected once its state says so (retained, so seen even if published before).
+    let state = try broker.subscribe("callalert/hosts/upstairs/boards/desk/state", seconds: 30)
+    defer { state.kill(SIGKILL) }
+    #expect(await Lines(state.lines).first(within: 10) { $0.contains(#""connected":true"#) } != nil)
+    let runner = try #require(runners.withLock { $0["desk"] })
+    await runner.setButton(down: true)
+    try await Task.sleep(for: .milliseconds(150))  // a person's short press, longer than the debounce
+    await runner.setButton(down: false)
+    let event = await lines.first(within: 10) { $0.hasPrefix("callalert/hosts/upstairs/boards/desk/button ") }
+    #expect(event == #"callalert/hosts/upstairs/boards/desk/button {"event_type":"press"}"#)
+    try await host.stop()
+    await broker.stop()
+  }
+
+  @Test func doNotDisturbSwitchedOnTheControlSocketReachesTheOtherHostAtOnce() async throws {
+    let broker = try Broker()
+    try await broker.start()
+    // A keepalive of a minute: the switch must not wait for the periodic comparison.
+    let upstairs = try await Host.start("upstairs", broker: broker, keepalive: "60s")
+    let downstairs = try await Host.start("downstairs", broker: broker, keepalive: "60s")
+    try await Self.online(["upstairs", "downstairs"], broker: broker)
+    _ = try await upstairs.request(#"{"type":"dnd","mode":"on"}"#)
+    let deadline = ContinuousClock.now + .seconds(5)
+    var status = ""
+    while ContinuousClock.now < deadline, !status.contains(#""override":"on""#) {
+      status = try await downstairs.request(#"{"type":"status"}"#)
+    }
+    #expect(status.contains(#""override":"on""#), "\(status)")
+    try await upstairs.stop()
+    try await downstairs.stop()
+    await broker.stop()
+  }
+
+  static func binary() throws -> String {
+    if let path = ProcessInfo.processInfo.environment["CALLALERT_TEST_BINARY"] { return path }
+    for folder in [
+      URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().path,
+      FileManager.default.currentDirectoryPath + "/.build/debug",
+    ] where FileManager.default.isExecutableFile(atPath: folder + "/callalert") {
+      return folder + "/callalert"
+    }
+    throw BrokerError("callalert is not built beside the tests (swift build --build-tests builds it)")
+  }
+}
