@@ -91,6 +91,14 @@ let package = Package(
         "CallAlertEngine", "CallAlertTransport", .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: strictSettings),
+    // Host: SIP ring extensions: sofia-sip's user agent (NUA) behind a small C shim (its calls take variadic tag
+    // lists Swift cannot pass), in a thread of its own; INVITEs become the engine's inputs.
+    .systemLibrary(
+      name: "CSofiaSIP", pkgConfig: "sofia-sip-ua", providers: [.apt(["libsofia-sip-ua-dev"]), .brew(["sofia-sip"])]),
+    .target(name: "CCallAlertSIP", dependencies: ["CSofiaSIP"]),
+    .target(
+      name: "CallAlertSIP", dependencies: ["CCallAlertSIP", "CallAlertBridges", "CallAlertEngine"],
+      swiftSettings: strictSettings),
     // Host: the control protocol as types: requests, answers, status, the typed client; JSON only at the edge.
     .target(
       name: "CallAlertControl",
@@ -107,7 +115,7 @@ let package = Package(
       dependencies: [
         "CallAlertEngine", "CallAlertInputs", "CallAlertControl", "CallAlertHistory", "CallAlertClient",
         "CallAlertSerial", "CallAlertTransport", "CallAlertPatterns", "CallAlertProtocol", "CallAlertRuntime",
-        "CallAlertBridges",
+        "CallAlertBridges", "CallAlertSIP",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "UnixSignals", package: "swift-service-lifecycle"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -296,6 +304,16 @@ let package = Package(
         .product(name: "Clocks", package: "swift-clocks"),
       ],
       exclude: ["Fixtures"],
+      swiftSettings: strictSettings
+    ),
+    .testTarget(
+      name: "CallAlertSIPTests",
+      dependencies: [
+        "CallAlertSIP", "CallAlertBridges", "CallAlertEngine", "CallAlertDaemon", "CallAlertSimulation",
+        "CallAlertTestSupport", .product(name: "Logging", package: "swift-log"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+      ],
+      exclude: ["Scenarios"],
       swiftSettings: strictSettings
     ),
     .testTarget(

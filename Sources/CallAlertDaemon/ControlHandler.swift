@@ -17,6 +17,8 @@ struct ControlHandler<C: Clock>: Sendable where C.Duration == Duration {
   var configuration: DaemonConfiguration { reloader.current }
   /// The phone-system sources, for their health in `status`.
   var bridges: BridgeService<C>? = nil
+  /// The SIP ring extensions' entries for `status`.
+  var sip: (@Sendable () -> [StatusReport.Source])? = nil
 
   /// Answers one request; `source` and `lineNumber` name where it came from, for logs and id-less pushes.
   func handle(_ request: ControlRequest, source: String, lineNumber: Int) async -> ControlResponse {
@@ -39,6 +41,7 @@ struct ControlHandler<C: Clock>: Sendable where C.Duration == Duration {
       let links = await service.boardLinks()
       var report = StatusReport(snapshot, boardInfos: infos, boardLinks: links, history: history.health)
       report.sources = await bridges?.health()
+      if let sip { report.sources = (report.sources ?? []) + sip() }
       return .status(report)
     case .history(let missedOnly, let limit):
       // Never ok while records wait in memory or were lost: the calls read, and what is missing.

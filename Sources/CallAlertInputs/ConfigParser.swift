@@ -44,7 +44,7 @@ struct ConfigParser {
   /// The sections a file may have.
   static let sections = [
     "cap", "tombstone", "boards", "patterns", "do_not_disturb", "region", "missed_indicator", "socket", "history",
-    "events", "push_rules", "sources",
+    "events", "push_rules", "sources", "sip",
   ]
 
   init(file: String, environment: [String: String], userID: UInt32) {
@@ -133,6 +133,9 @@ struct ConfigParser {
     if let node = section("sources"), let sources = sources(node, region: engine.defaultRegion, boardNames: boardNames)
     {
       config.sources = sources
+    }
+    if let node = section("sip"), let accounts = sip(node, region: engine.defaultRegion, boardNames: boardNames) {
+      config.sipAccounts = accounts
     }
     normaliseCallers(into: &engine)
     config.engine = engine

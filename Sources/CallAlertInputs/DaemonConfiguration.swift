@@ -29,6 +29,8 @@ public struct DaemonConfiguration: Equatable, Sendable {
   public var patternNameUses: [PatternNameUse] = []
   /// Phone systems to listen to (FRITZ!Box call monitor, Asterisk AMI); see docs/SOURCES.md.
   public var sources: [BridgeSource] = []
+  /// SIP ring extensions (`sip: accounts:`); see docs/SIP.md.
+  public var sipAccounts: [SIPAccount] = []
 
   /// The boards when the file lists none: one board, found automatically.
   public static let defaultBoards = [AlertBoard(name: "board", port: "auto")]
