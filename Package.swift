@@ -310,7 +310,8 @@ let package = Package(
       name: "CallAlertSIPTests",
       dependencies: [
         "CallAlertSIP", "CallAlertBridges", "CallAlertEngine", "CallAlertDaemon", "CallAlertSimulation",
-        "CallAlertTestSupport", .product(name: "Logging", package: "swift-log"),
+        "CallAlertVirtualBoard", "CallAlertProtocol", "CallAlertTestSupport",
+        .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ],
       exclude: ["Scenarios"],

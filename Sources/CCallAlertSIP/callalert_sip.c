@@ -2,6 +2,7 @@
 #include "callalert_sip.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -26,6 +27,7 @@ struct callalert_sip_account_state;
 #include <sofia-sip/sip_header.h>
 #include <sofia-sip/sip_status.h>
 #include <sofia-sip/su.h>
+#include <sofia-sip/su_log.h>
 #include <sofia-sip/su_tag_io.h>
 #include <sofia-sip/su_wait.h>
 #include <sofia-sip/tport_tag.h>
@@ -414,14 +416,45 @@ static void start_account(struct callalert_sip_account_state *a) {
   start_registration(a);
 }
 
+// sofia-sip's own diagnostics ("tport_udp_error: Connection refused") go to the stack whose thread wrote them, as
+// CALLALERT_SIP_LOG events, one per line, instead of to standard error.
+static __thread struct callalert_sip_stack *current_stack;
+static __thread char log_line[512];
+static __thread size_t log_length;
+
+static void forward_log(void *stream, char const *format, va_list arguments) {
+  (void)stream;
+  char text[512];
+  vsnprintf(text, sizeof text, format, arguments);
+  for (const char *c = text; *c; c++) {
+    if (*c == '\n' || log_length == sizeof log_line - 1) {
+      log_line[log_length] = 0;
+      if (current_stack && log_length > 0 && current_stack->count > 0) {
+        callalert_sip_event event;
+        memset(&event, 0, sizeof event);
+        event.kind = CALLALERT_SIP_LOG;
+        event.phrase = log_line;
+        current_stack->callback(current_stack->context, &event);
+      }
+      log_length = 0;
+      if (*c == '\n') continue;
+    }
+    log_line[log_length++] = *c == '\t' ? ' ' : *c;
+  }
+}
+
 static pthread_once_t extend_once = PTHREAD_ONCE_INIT;
-static void extend_message_class(void) { sip_update_default_mclass(sip_extend_mclass(NULL)); }
+static void extend_message_class(void) {
+  sip_update_default_mclass(sip_extend_mclass(NULL));
+  su_log_redirect(su_log_default, forward_log, NULL);
+}
 
 int callalert_sip_stack_run(callalert_sip_stack *stack) {
   if (su_init() != 0) return -1;
   // P-Asserted-Identity and Remote-Party-ID are "extra" headers: parsed only once the default message class
   // is extended with them (done once per process; later calls change nothing).
   pthread_once(&extend_once, extend_message_class);
+  current_stack = stack;
   stack->root = su_root_create(stack);
   if (!stack->root) {
     su_deinit();
@@ -453,5 +486,6 @@ int callalert_sip_stack_run(callalert_sip_stack *stack) {
   // Otherwise a user agent did not finish its shutdown in time: it is left as it is (the process is ending or
   // the test is over), which is safer than destroying a stack that still has work queued.
   stack->root = NULL;
+  current_stack = NULL;
   return 0;
 }

@@ -168,7 +168,7 @@ public final class SIPRingExtension<C: Clock>: Sendable where C.Duration == Dura
           "registered as \(accounts[index].addressOfRecord) at \(accounts[index].registrar ?? "") for \(expires) s")
       } else {
         let delay = slots.withLock { $0[index].backoff.nextDelay() }
-        fail(index, reason: "the registrar answered \(status) \(phrase)", retryIn: delay)
+        fail(index, reason: "REGISTER failed: \(status) \(phrase)", retryIn: delay)
         retries.yield((index, delay))
       }
     case .call(let index, let callEvent):
@@ -178,6 +178,8 @@ public final class SIPRingExtension<C: Clock>: Sendable where C.Duration == Dura
       return decision.answer ?? 180
     case .error(let index, let status, let phrase):
       say(index, .warning, "the SIP stack reports \(status) \(phrase)")
+    case .log(let line):
+      report(Report(account: "stack", level: .debug, message: "sofia-sip: \(line)"))
     }
     return 180
   }

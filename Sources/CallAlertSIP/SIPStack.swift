@@ -14,6 +14,8 @@ enum SIPStackEvent: Equatable, Sendable {
   case call(account: Int, SIPCallEvent)
   /// An error the stack reports.
   case error(account: Int, status: Int, phrase: String)
+  /// A line sofia-sip logged.
+  case log(String)
 }
 
 /// One account as the C stack takes it.
@@ -157,6 +159,7 @@ extension SIPStackEvent {
       guard let callID = text(event.call_id) else { return nil }
       self = .call(account: account, .terminated(callID: callID, status: Int(event.status)))
     case CALLALERT_SIP_ERROR: self = .error(account: account, status: Int(event.status), phrase: phrase)
+    case CALLALERT_SIP_LOG: self = .log(phrase)
     default: return nil
     }
   }

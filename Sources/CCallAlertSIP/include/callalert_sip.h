@@ -29,6 +29,8 @@ typedef enum callalert_sip_event_kind {
   CALLALERT_SIP_TERMINATED = 6,
   /// Something the stack reports as an error (`status`, `phrase`), such as a request it could not process.
   CALLALERT_SIP_ERROR = 7,
+  /// A line sofia-sip logged (a transport error, say); `phrase` is the line, `account` 0.
+  CALLALERT_SIP_LOG = 8,
 } callalert_sip_event_kind;
 
 /// One event. Strings are NULL when the message had no such field.
