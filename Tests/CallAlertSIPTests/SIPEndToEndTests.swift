@@ -129,4 +129,48 @@ struct SIPEndToEndTests {
     #expect(try await rig.history().keys.sorted() == [id])
     try await rig.stop()
   }
+
+  @Test func malformedMessagesAreDroppedAndTheNextCallStillRings() async throws {
+    var rig = try await SIPRig()
+    rig.sendDatagram(Array("this is not SIP\r\n\r\n".utf8))
+    rig.sendDatagram([0x00, 0xff, 0x13, 0x37] + Array(repeating: 0x41, count: 2_000))
+    // An INVITE with no Call-ID, From or CSeq, and a Content-Length beyond its end.
+    rig.sendDatagram(
+      Array(
+        "INVITE sip:201@127.0.0.1 SIP/2.0\r\nVia: SIP/2.0/UDP 127.0.0.1:9;branch=z9hG4bKx\r\nContent-Length: 999\r\n\r\n"
+          .utf8))
+    let caller = try SIPpProcess(
+      scenario: "invite-cancel.xml",
+      arguments: [
+        "-s", "201", "-p", "\(SIPpProcess.freeUDPPort())", "-m", "1", "-d", "300", "-key", "cancel_header",
+        "X-Test: gave up", "-timeout", "20s", "127.0.0.1:\(rig.port)",
+      ])
+    let id = try await rig.ringingCall()
+    #expect(await rig.event(#""event":"missed""#, id) != nil)
+    let result = await caller.result()
+    #expect(result.status == 0 && !result.killed, "\(result.output)")
+    #expect(try await rig.history().keys.sorted() == [id])
+    try await rig.stop()
+  }
+
+  @Test func underDoNotDisturbTheExtensionStillAnswers180AndTheBoardStaysQuiet() async throws {
+    var rig = try await SIPRig()
+    #expect(try await rig.request(#"{"type":"dnd","mode":"on"}"#).contains(#""ok":true"#))
+    let caller = try SIPpProcess(
+      scenario: "invite-cancel.xml",
+      arguments: [
+        "-s", "201", "-p", "\(SIPpProcess.freeUDPPort())", "-m", "1", "-d", "500", "-key", "cancel_header",
+        "X-Test: gave up", "-timeout", "20s", "127.0.0.1:\(rig.port)",
+      ])
+    let line = try #require(await rig.event(#""event":"missed""#))
+    let id = try #require(SIPRig.callID(in: line))
+    // SIPp checks the answers: 100 and 180, then 200 + 487 for its CANCEL.
+    let result = await caller.result()
+    #expect(result.status == 0 && !result.killed, "\(result.output)")
+    #expect(!rig.lines.contains { $0.contains(#""event":"ringing""#) }, "\(rig.lines)")
+    #expect(await rig.alertSpans().isEmpty)
+    let history = try await rig.history()
+    #expect(history[id] == "suppressed", "\(history) \(rig.lines)")
+    try await rig.stop()
+  }
 }

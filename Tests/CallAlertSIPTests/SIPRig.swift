@@ -106,6 +106,28 @@ struct SIPRig {
     await board.withBoard { $0.hardware.timeline.alertSpans }
   }
 
+  /// Sends one UDP datagram to the account's port, from a socket of its own.
+  func sendDatagram(_ bytes: [UInt8]) {
+    let descriptor = Glibc.socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+    defer { close(descriptor) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = UInt16(port).bigEndian
+    _ = bytes.withUnsafeBytes { buffer in
+      withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          sendto(descriptor, buffer.baseAddress, buffer.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
+      }
+    }
+  }
+
+  /// Sends a control request line; the answer line.
+  func request(_ line: String) async throws -> String {
+    try await ControlSocketClient.request(line, path: socket)
+  }
+
   /// `status` as JSON text.
   func status() async throws -> String {
     try await ControlSocketClient.request(#"{"type":"status"}"#, path: socket)
