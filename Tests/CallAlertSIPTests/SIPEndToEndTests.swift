@@ -105,6 +105,23 @@ struct SIPEndToEndTests {
     try await rig.stop()
   }
 
+  @Test func aForkedCopyOfAnInviteIsOneCall() async throws {
+    var rig = try await SIPRig()
+    let caller = try SIPpProcess(
+      scenario: "invite-forked-cancel.xml",
+      arguments: [
+        "-s", "201", "-p", "\(SIPpProcess.freeUDPPort())", "-m", "1", "-nr", "-d", "500", "-key", "cancel_header",
+        #"Reason: SIP;cause=200;text="Call completed elsewhere""#, "-timeout", "20s", "127.0.0.1:\(rig.port)",
+      ])
+    let id = try await rig.ringingCall()
+    #expect(await rig.event(#""event":"stopped""#, #""reason":"answered""#, id) != nil)
+    let result = await caller.result()
+    #expect(result.status == 0 && !result.killed, "\(result.output)")
+    #expect(rig.lines.filter { $0.contains(#""event":"ringing""#) }.count == 1, "\(rig.lines)")
+    #expect(try await rig.history() == [id: "answered"])
+    try await rig.stop()
+  }
+
   @Test func anInviteForAnUnknownUserIsRefusedWith404AndRingsNothing() async throws {
     var rig = try await SIPRig()
     let stranger = try SIPpProcess(
