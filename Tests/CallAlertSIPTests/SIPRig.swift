@@ -26,7 +26,7 @@ struct SIPRig {
   private(set) var lines: [String] = []
 
   /// Starts the daemon; `account` adds lines to the account (`registrar:`, `password_file:`...).
-  init(cap: String = "2s", account: String = "") async throws {
+  init(cap: String = "2s", user: String = "201", account: String = "") async throws {
     directory = FileManager.default.temporaryDirectory.appendingPathComponent(
       "callalert-sip-\(UUID().uuidString.prefix(8))")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -45,7 +45,7 @@ struct SIPRig {
       sip:
         accounts:
           - name: ring
-            user: "201"
+            user: "\(user)"
             local_address: 127.0.0.1
             local_port: \(port)
       \(account.split(separator: "\n").map { "      " + $0 }.joined(separator: "\n"))
