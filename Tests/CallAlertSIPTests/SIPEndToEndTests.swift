@@ -190,4 +190,25 @@ struct SIPEndToEndTests {
     #expect(history[id] == "suppressed", "\(history) \(rig.lines)")
     try await rig.stop()
   }
+
+  @Test func aHundredCallsPlacedAndCancelledBySIPpAreAllRungAndRecorded() async throws {
+    var rig = try await SIPRig()
+    let caller = try SIPpProcess(
+      scenario: "invite-cancel.xml",
+      arguments: [
+        "-s", "201", "-p", "\(SIPpProcess.freeUDPPort())", "-m", "100", "-r", "50", "-l", "20", "-d", "200",
+        "-key", "cancel_header", "X-Test: gave up", "-timeout", "40s", "127.0.0.1:\(rig.port)",
+      ], deadline: .seconds(45))
+    var missed: Set<String> = []
+    while missed.count < 100, let line = await rig.event(#""event":"missed""#) {
+      if let id = SIPRig.callID(in: line) { missed.insert(id) }
+    }
+    #expect(missed.count == 100)
+    #expect(rig.lines.filter { $0.contains(#""event":"ringing""#) }.count == 100)
+    let result = await caller.result()
+    #expect(result.status == 0 && !result.killed, "\(result.output)")
+    let history = try await rig.history()
+    #expect(history.count == 100 && history.values.allSatisfy { $0 == "missed" }, "\(history.count)")
+    try await rig.stop()
+  }
 }

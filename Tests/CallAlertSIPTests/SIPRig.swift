@@ -133,9 +133,9 @@ struct SIPRig {
     try await ControlSocketClient.request(#"{"type":"status"}"#, path: socket)
   }
 
-  /// The history's calls by id, with their outcomes.
-  func history() async throws -> [String: String] {
-    let response = try await ControlSocketClient.request(#"{"type":"history"}"#, path: socket)
+  /// The history's calls by id, with their outcomes (the latest `limit`).
+  func history(limit: Int = 200) async throws -> [String: String] {
+    let response = try await ControlSocketClient.request(#"{"type":"history","limit":\#(limit)}"#, path: socket)
     let object = try JSONSerialization.jsonObject(with: Data(response.utf8)) as? [String: Any]
     var result: [String: String] = [:]
     for call in object?["calls"] as? [[String: Any]] ?? [] {
