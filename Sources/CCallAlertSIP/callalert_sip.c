@@ -460,6 +460,9 @@ int callalert_sip_stack_run(callalert_sip_stack *stack) {
     su_deinit();
     return -1;
   }
+  // NUA would run its SIP stack in a clone thread of its own per user agent; without threading the clones run
+  // in this thread, so the whole stack is the one thread the daemon started.
+  su_root_threading(stack->root, 0);
   su_wait_t wait[1];
   if (su_wait_create(wait, stack->pipe_read, SU_WAIT_IN) != 0 ||
       su_root_register(stack->root, wait, pipe_readable, stack, 0) < 0) {
