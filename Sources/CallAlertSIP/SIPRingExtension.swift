@@ -179,9 +179,22 @@ public final class SIPRingExtension<C: Clock>: Sendable where C.Duration == Dura
     case .error(let index, let status, let phrase):
       say(index, .warning, "the SIP stack reports \(status) \(phrase)")
     case .log(let line):
-      report(Report(account: "stack", level: .debug, message: "sofia-sip: \(line)"))
+      report(Report(account: "stack", level: Self.level(ofStackLine: line), message: "sofia-sip: \(line)"))
     }
     return 180
+  }
+
+  /// sofia-sip's diagnostics are debug detail (a missing `agent.pem` too: the extension needs no certificate of
+  /// its own), except a registrar's certificate the TLS stack refused: that is why a TLS registration fails,
+  /// and the user must see it.
+  static func level(ofStackLine line: String) -> Report.Level {
+    let lowered = line.lowercased()
+    if lowered.contains("error with certificate") || lowered.contains("certificate verify failed")
+      || (lowered.hasPrefix("  err ") && lowered.contains(":"))
+    {
+      return .warning
+    }
+    return .debug
   }
 
   private func fail(_ index: Int, reason: String, retryIn: Duration?) {

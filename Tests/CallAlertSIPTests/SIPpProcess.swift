@@ -71,8 +71,13 @@ struct SIPpProcess: Sendable {
   }
 
   /// A UDP port on 127.0.0.1 that was free a moment ago.
-  static func freeUDPPort() -> Int {
-    let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+  static func freeUDPPort() -> Int { freePort(type: SOCK_DGRAM) }
+
+  /// A TCP port on 127.0.0.1 that was free a moment ago.
+  static func freeTCPPort() -> Int { freePort(type: SOCK_STREAM) }
+
+  private static func freePort(type: __socket_type) -> Int {
+    let descriptor = socket(AF_INET, Int32(type.rawValue), 0)
     defer { close(descriptor) }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
