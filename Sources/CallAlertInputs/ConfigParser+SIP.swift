@@ -15,8 +15,9 @@ extension ConfigParser {
     "local_address", "local_port", "keepalive", "verify_tls", "ca_directory", "rules",
   ]
 
-  /// Reads the section; nil (with errors recorded) when any account is wrong.
-  mutating func sip(_ node: Node, region: String, boardNames: [String]?) -> [SIPAccount]? {
+  /// Reads the section; nil (with errors recorded) when any account is wrong. `sourceNames` are the `sources:`
+  /// names, which an account's may not repeat: both start call ids and name entries in `status`.
+  mutating func sip(_ node: Node, region: String, boardNames: [String]?, sourceNames: [String]) -> [SIPAccount]? {
     guard let fields = mapping(node, "sip", example: "'accounts:' with a list such as '- name: ring'") else {
       return nil
     }
@@ -47,6 +48,13 @@ extension ConfigParser {
           fields.value("name") ?? item, "\(path).name",
           "account name '\(DisplayText.excerpt(account.name))' is already used by sip.accounts[\(first)]; names must be unique"
         )
+        valid = false
+      }
+      if sourceNames.contains(account.name) {
+        error(
+          fields.value("name") ?? item, "\(path).name",
+          "account name '\(DisplayText.excerpt(account.name))' is already the name of a source in 'sources:'; "
+            + "names start call ids and must be unique")
         valid = false
       }
       if let port = account.localPort, let first = ports[port] {

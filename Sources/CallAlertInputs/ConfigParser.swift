@@ -134,7 +134,10 @@ struct ConfigParser {
     {
       config.sources = sources
     }
-    if let node = section("sip"), let accounts = sip(node, region: engine.defaultRegion, boardNames: boardNames) {
+    if let node = section("sip"),
+      let accounts = sip(
+        node, region: engine.defaultRegion, boardNames: boardNames, sourceNames: config.sources.map(\.name))
+    {
       config.sipAccounts = accounts
     }
     normaliseCallers(into: &engine)

@@ -85,6 +85,10 @@ import Testing
       "config.yaml:9:20: sip.accounts[0].rules[0].boards[0]: unknown board 'dsk'; did you mean 'desk'?"
     ),
     (
+      "sources:\n  - name: pbx\n    kind: fritzbox\n    host: h\nsip:\n  accounts:\n    - name: pbx\n      registrar: p\n      user: \"1\"\n",
+      "config.yaml:7:13: sip.accounts[0].name: account name 'pbx' is already the name of a source in 'sources:'"
+    ),
+    (
       "sip:\n  acounts: []\n",
       "config.yaml:2:3: sip.acounts: unknown key 'acounts' in sip; did you mean 'accounts'?"
     ),
