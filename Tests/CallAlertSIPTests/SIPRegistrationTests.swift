@@ -16,12 +16,16 @@ struct SIPRegistrationTests {
     return path
   }
 
-  /// Starts SIPp as the registrar on a free port; the port and the process.
-  static func registrar() throws -> (port: Int, process: SIPpProcess) {
+  /// Starts SIPp as the registrar on a free port, granting `expires` seconds (`scenario` says what else it
+  /// expects); the port and the process.
+  static func registrar(
+    scenario: String = "register-digest.xml", expires: Int = 120
+  ) throws -> (
+    port: Int, process: SIPpProcess
+  ) {
     let port = SIPpProcess.freeUDPPort()
     let process = try SIPpProcess(
-      scenario: "register-digest.xml",
-      arguments: ["-p", "\(port)", "-m", "1", "-key", "expires", "120", "-timeout", "20s"])
+      scenario: scenario, arguments: ["-p", "\(port)", "-m", "1", "-key", "expires", "\(expires)", "-timeout", "20s"])
     return (port, process)
   }
 
@@ -37,6 +41,39 @@ struct SIPRegistrationTests {
     let status = try await rig.status()
     #expect(status.contains(#""kind":"sip""#) && status.contains(#""state":"connected""#), "\(status)")
     #expect(status.contains(#""address":"127.0.0.1:\#(port)""#), "\(status)")
+    try await rig.stop()
+  }
+
+  @Test func aRegistrationIsRefreshedBeforeItExpiresAndAnswersTheNewChallenge() async throws {
+    // The registrar grants 2 s only: sofia-sip registers again before they end, and that REGISTER is
+    // challenged and answered again. SIPp ends with success only after the second 200.
+    let (port, registrar) = try Self.registrar(scenario: "register-digest-refresh.xml", expires: 2)
+    defer { registrar.stop() }
+    let password = try Self.passwordFile("s3cret")
+    defer { try? FileManager.default.removeItem(atPath: password) }
+    let rig = try await SIPRig(account: "registrar: 127.0.0.1:\(port)\npassword_file: \(password)")
+    let result = await registrar.result()
+    #expect(result.status == 0 && !result.killed, "\(result.output)")
+    #expect(rig.log.matching("registered as sip:201@127.0.0.1").count == 2, "\(rig.log.all)")
+    #expect(rig.log.matching("REGISTER failed").isEmpty, "\(rig.log.all)")
+    try await rig.stop()
+  }
+
+  @Test func aRegistrarThatIsDownAtFirstIsRegisteredToAfterTheBackoff() async throws {
+    let port = SIPpProcess.freeUDPPort()
+    let password = try Self.passwordFile("s3cret")
+    defer { try? FileManager.default.removeItem(atPath: password) }
+    let rig = try await SIPRig(account: "registrar: 127.0.0.1:\(port)\npassword_file: \(password)")
+    #expect(await rig.log.waitFor("REGISTER failed: 503"))
+    #expect(try await rig.status().contains(#""state":"failing""#))
+    let registrar = try SIPpProcess(
+      scenario: "register-digest.xml",
+      arguments: ["-p", "\(port)", "-m", "1", "-key", "expires", "120", "-timeout", "20s"])
+    defer { registrar.stop() }
+    #expect(await rig.log.waitFor("registered as sip:201@127.0.0.1"))
+    let status = try await rig.status()
+    #expect(status.contains(#""state":"connected""#) && !status.contains(#""reason""#), "\(status)")
+    #expect(await registrar.result().status == 0)
     try await rig.stop()
   }
 
