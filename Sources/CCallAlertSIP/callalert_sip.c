@@ -1,4 +1,5 @@
 // The ring extension on sofia-sip's NUA: see include/callalert_sip.h for the contract.
+#define _GNU_SOURCE  // pthread_setname_np
 #include "callalert_sip.h"
 
 #include <errno.h>
@@ -450,6 +451,9 @@ static void extend_message_class(void) {
 }
 
 int callalert_sip_stack_run(callalert_sip_stack *stack) {
+#ifdef __linux__
+  pthread_setname_np(pthread_self(), "callalert-sip");  // for top -H and ps -L
+#endif
   if (su_init() != 0) return -1;
   // P-Asserted-Identity and Remote-Party-ID are "extra" headers: parsed only once the default message class
   // is extended with them (done once per process; later calls change nothing).
