@@ -106,6 +106,14 @@ let package = Package(
       name: "CallAlertMQTT",
       dependencies: ["CMosquitto", "CallAlertEngine", "CallAlertInputs", "CallAlertControl"],
       swiftSettings: strictSettings),
+    // Host: SIP ring extensions: sofia-sip's user agent (NUA) behind a small C shim (its calls take variadic tag
+    // lists Swift cannot pass), in a thread of its own; INVITEs become the engine's inputs.
+    .systemLibrary(
+      name: "CSofiaSIP", pkgConfig: "sofia-sip-ua", providers: [.apt(["libsofia-sip-ua-dev"]), .brew(["sofia-sip"])]),
+    .target(name: "CCallAlertSIP", dependencies: ["CSofiaSIP"]),
+    .target(
+      name: "CallAlertSIP", dependencies: ["CCallAlertSIP", "CallAlertBridges", "CallAlertEngine"],
+      swiftSettings: strictSettings),
     // Host: the control protocol as types: requests, answers, status, the typed client; JSON only at the edge.
     .target(
       name: "CallAlertControl",
@@ -138,7 +146,7 @@ let package = Package(
       dependencies: [
         "CallAlertEngine", "CallAlertInputs", "CallAlertControl", "CallAlertHistory", "CallAlertClient",
         "CallAlertSerial", "CallAlertTransport", "CallAlertPatterns", "CallAlertProtocol", "CallAlertRuntime",
-        "CallAlertBridges", "CallAlertMQTT",
+        "CallAlertBridges", "CallAlertMQTT", "CallAlertSIP",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "UnixSignals", package: "swift-service-lifecycle"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -363,6 +371,17 @@ let package = Package(
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ],
       exclude: ["Fixtures"],
+      swiftSettings: strictSettings
+    ),
+    .testTarget(
+      name: "CallAlertSIPTests",
+      dependencies: [
+        "CallAlertSIP", "CallAlertBridges", "CallAlertEngine", "CallAlertDaemon", "CallAlertSimulation",
+        "CallAlertVirtualBoard", "CallAlertProtocol", "CallAlertTestSupport",
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+      ],
+      exclude: ["Scenarios"],
       swiftSettings: strictSettings
     ),
     .testTarget(

@@ -19,6 +19,8 @@ struct ControlHandler<C: Clock>: Sendable where C.Duration == Duration {
   var bridges: BridgeService<C>? = nil
   /// The MQTT link, for its health in `status`.
   var mqtt: MQTTBridge? = nil
+  /// The SIP ring extensions' entries for `status`.
+  var sip: (@Sendable () -> [StatusReport.Source])? = nil
 
   /// Answers one request; `source` and `lineNumber` name where it came from, for logs and id-less pushes.
   func handle(_ request: ControlRequest, source: String, lineNumber: Int) async -> ControlResponse {
@@ -42,6 +44,7 @@ struct ControlHandler<C: Clock>: Sendable where C.Duration == Duration {
       var report = StatusReport(snapshot, boardInfos: infos, boardLinks: links, history: history.health)
       report.sources = await bridges?.health()
       if let mqtt { report.sources = (report.sources ?? []) + [await mqtt.status()] }
+      if let sip { report.sources = (report.sources ?? []) + sip() }
       return .status(report)
     case .history(let missedOnly, let limit):
       // Never ok while records wait in memory or were lost: the calls read, and what is missing.

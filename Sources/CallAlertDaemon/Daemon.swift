@@ -154,8 +154,10 @@ public enum Daemon {
       sources: configuration.sources, region: configuration.engine.defaultRegion, service: service,
       clock: ContinuousClock(), logger: logger)
     let mqtt = MQTTBridge.make(configuration, service: service, patterns: patternTable, logger: logger)
+    let sip = SIPService(configuration: configuration, service: service, clock: ContinuousClock(), logger: logger)
     let handler = ControlHandler(
-      service: service, history: writer, reloader: reloader, logger: logger, bridges: bridges, mqtt: mqtt)
+      service: service, history: writer, reloader: reloader, logger: logger, bridges: bridges, mqtt: mqtt,
+      sip: sip?.sources)
     let endpoint = ControlLineEndpoint(handle: handler.handle, logger: logger)
     let events = await service.subscribe()
 
@@ -170,6 +172,7 @@ public enum Daemon {
       // group reports as a service that finished unexpectedly.
       services.append(.init(service: BridgeSourcesService(bridges: bridges), successTerminationBehavior: .ignore))
     }
+    if let sip { services.append(.init(service: sip, successTerminationBehavior: .ignore)) }
     services += [
       .init(service: AlertServiceRunner(service: service, history: writer, locks: locks, logger: logger)),
       .init(service: ControlSocketService(server: server, handler: handle)),

@@ -148,7 +148,7 @@ extension ConfigParser {
       endpoints: endpoints, extensions: extensions, filters: filters)
   }
 
-  private mutating func filters(
+  mutating func filters(
     _ node: Node, _ field: String, region: String, boardNames: [String]?
   ) -> [BridgeFilter]? {
     guard let items = sequence(node, field, example: "a list such as '- lines: [SIP0]' with 'boards: [desk]'") else {

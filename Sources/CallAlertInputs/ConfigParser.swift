@@ -44,7 +44,7 @@ struct ConfigParser {
   /// The sections a file may have.
   static let sections = [
     "cap", "tombstone", "boards", "patterns", "do_not_disturb", "region", "missed_indicator", "socket", "history",
-    "events", "push_rules", "sources", "http", "mqtt",
+    "events", "push_rules", "sources", "http", "mqtt", "sip",
   ]
 
   init(file: String, environment: [String: String], userID: UInt32) {
@@ -138,6 +138,12 @@ struct ConfigParser {
     }
     if let node = section("http") { config.http = http(node) }
     if let node = section("mqtt") { config.mqtt = mqtt(node) }
+    if let node = section("sip"),
+      let accounts = sip(
+        node, region: engine.defaultRegion, boardNames: boardNames, sourceNames: config.sources.map(\.name))
+    {
+      config.sipAccounts = accounts
+    }
     normaliseCallers(into: &engine)
     config.engine = engine
     config.patternNameUses = patternNameUses

@@ -33,6 +33,8 @@ public struct DaemonConfiguration: Equatable, Sendable {
   public var http: HTTPSettings? = nil
   /// The MQTT broker this host shares calls and state through; nil: none (docs/MQTT.md).
   public var mqtt: MQTTSettings? = nil
+  /// SIP ring extensions (`sip: accounts:`); see docs/SIP.md.
+  public var sipAccounts: [SIPAccount] = []
 
   /// The boards when the file lists none: one board, found automatically.
   public static let defaultBoards = [AlertBoard(name: "board", port: "auto")]

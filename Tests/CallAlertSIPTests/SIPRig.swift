@@ -1,0 +1,170 @@
+import CallAlertDaemon
+import CallAlertProtocol
+import CallAlertSimulation
+import CallAlertTestSupport
+import CallAlertVirtualBoard
+import Foundation
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// The daemon with one in-process virtual board and one SIP account listening on a free UDP port of
+/// 127.0.0.1, as `callalert run --simulate` runs it: its event lines, its log, the board's actuator changes,
+/// and the control socket for `status` and `history`.
+struct SIPRig {
+  let directory: URL
+  let socket: String
+  /// The account's port.
+  let port: Int
+  let log = CapturedLog(level: .debug)
+  private let group: ServiceGroup
+  private let running: Task<Void, any Error>
+  private let board: VirtualBoardRunner<ContinuousClock>
+  private var events: AsyncStream<String>.AsyncIterator
+  private var changes: AsyncStream<ActuatorTimeline.Entry>.AsyncIterator
+  /// Every event line read so far.
+  private(set) var lines: [String] = []
+
+  /// Starts the daemon; `account` adds lines to the account (`registrar:`, `password_file:`...).
+  init(cap: String = "2s", user: String = "201", account: String = "") async throws {
+    directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "callalert-sip-\(UUID().uuidString.prefix(8))")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    socket = directory.appendingPathComponent("control.sock").path
+    port = SIPpProcess.freeUDPPort()
+    let config = directory.appendingPathComponent("config.yaml").path
+    let yaml = """
+      cap: \(cap)
+      boards:
+        - name: desk
+          port: auto
+      socket:
+        path: \(socket)
+      history:
+        path: \(directory.appendingPathComponent("history.sqlite").path)
+      sip:
+        accounts:
+          - name: ring
+            user: "\(user)"
+            local_address: 127.0.0.1
+            local_port: \(port)
+      \(account.split(separator: "\n").map { "      " + $0 }.joined(separator: "\n"))
+      """
+    try yaml.write(toFile: config, atomically: true, encoding: .utf8)
+    var options = DaemonOptions(configPath: config, simulate: true, readStandardInput: false)
+    options.boardSource = .virtualBoards()
+    let (lines, sink) = AsyncStream.makeStream(of: String.self)
+    let made = Made()
+    let log = log
+    group = try await VirtualBoards.$created.withValue({ _, runner in made.set(runner) }) {
+      try await Daemon.makeServiceGroup(options: options, logger: log.logger, eventSink: { sink.yield($0) })
+    }
+    guard let board = made.runner else { throw RigError("no virtual board was made") }
+    self.board = board
+    let (changes, changeSink) = AsyncStream.makeStream(of: ActuatorTimeline.Entry.self)
+    await board.withBoard { $0.hardware.onChange = { changeSink.yield($0) } }
+    self.changes = changes.makeAsyncIterator()
+    events = lines.makeAsyncIterator()
+    let group = group
+    running = Task { try await group.run() }
+  }
+
+  /// Reads event lines until one contains every word; that line, or nil when the events ended.
+  mutating func event(_ words: String...) async -> String? {
+    while let line = await events.next() {
+      lines.append(line)
+      if words.allSatisfy(line.contains) { return line }
+    }
+    return nil
+  }
+
+  /// Waits for the next `ringing` event; its call id.
+  mutating func ringingCall() async throws -> String {
+    guard let line = await event(#""event":"ringing""#), let id = Self.callID(in: line) else {
+      throw RigError("no ringing event; events: \(lines)")
+    }
+    return id
+  }
+
+  /// Waits until the board sounds; false when its changes ended first.
+  mutating func boardSounds() async -> Bool {
+    if await board.withBoard({ $0.actuators.isAlerting }) { return true }
+    while let change = await changes.next() { if change.state.isAlerting { return true } }
+    return false
+  }
+
+  /// Waits until the board is silent; false when its changes ended first.
+  mutating func boardFallsSilent() async -> Bool {
+    while await board.withBoard({ $0.actuators.isAlerting }) {
+      guard await changes.next() != nil else { return false }
+    }
+    return true
+  }
+
+  /// The board's alert spans so far.
+  func alertSpans() async -> [(start: UInt64, end: UInt64?)] {
+    await board.withBoard { $0.hardware.timeline.alertSpans }
+  }
+
+  /// Sends one UDP datagram to the account's port, from a socket of its own.
+  func sendDatagram(_ bytes: [UInt8]) {
+    let descriptor = Glibc.socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+    defer { close(descriptor) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = UInt16(port).bigEndian
+    _ = bytes.withUnsafeBytes { buffer in
+      withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          sendto(descriptor, buffer.baseAddress, buffer.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
+      }
+    }
+  }
+
+  /// Sends a control request line; the answer line.
+  func request(_ line: String) async throws -> String {
+    try await ControlSocketClient.request(line, path: socket)
+  }
+
+  /// `status` as JSON text.
+  func status() async throws -> String {
+    try await ControlSocketClient.request(#"{"type":"status"}"#, path: socket)
+  }
+
+  /// The history's calls by id, with their outcomes (the latest `limit`).
+  func history(limit: Int = 200) async throws -> [String: String] {
+    let response = try await ControlSocketClient.request(#"{"type":"history","limit":\#(limit)}"#, path: socket)
+    let object = try JSONSerialization.jsonObject(with: Data(response.utf8)) as? [String: Any]
+    var result: [String: String] = [:]
+    for call in object?["calls"] as? [[String: Any]] ?? [] {
+      if let id = call["id"] as? String, let outcome = call["outcome"] as? String { result[id] = outcome }
+    }
+    return result
+  }
+
+  /// Stops the daemon (unregistering, ending sofia-sip's thread) and removes its files.
+  func stop() async throws {
+    await group.triggerGracefulShutdown()
+    try await running.value
+    try? FileManager.default.removeItem(at: directory)
+  }
+
+  /// The call id in an event line (`"id":"ring:..."`).
+  static func callID(in line: String) -> String? {
+    guard let range = line.range(of: #""id":"ring:[^"]*""#, options: .regularExpression) else { return nil }
+    return String(line[range].dropFirst(6).dropLast())
+  }
+
+  private final class Made: Sendable {
+    private let value = Mutex<VirtualBoardRunner<ContinuousClock>?>(nil)
+    func set(_ runner: VirtualBoardRunner<ContinuousClock>) { value.withLock { $0 = $0 ?? runner } }
+    var runner: VirtualBoardRunner<ContinuousClock>? { value.withLock { $0 } }
+  }
+
+  struct RigError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+  }
+}

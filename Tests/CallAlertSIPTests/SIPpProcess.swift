@@ -1,0 +1,95 @@
+import Foundation
+import Synchronization
+
+/// SIPp (Debian's `sip-tester`) as a real SIP peer on loopback, bounded: every run has a deadline after which
+/// it is killed, and its end is awaited through `terminationHandler` (never `waitUntilExit`).
+struct SIPpProcess: Sendable {
+  /// How a run ended.
+  struct Result: Sendable {
+    /// SIPp's exit status: 0 when every call went as the scenario says.
+    var status: Int32
+    /// Whether the deadline killed it.
+    var killed: Bool
+    /// Its standard output and error.
+    var output: String
+  }
+
+  /// The folder of the scenarios.
+  static let scenarios = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+    "Scenarios")
+
+  /// Whether SIPp is installed (Tools/scripts/install-deps.sh installs it).
+  static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/sipp") }
+
+  let process = Process()
+  private let outputFile: URL
+  private let finished: AsyncStream<Int32>
+  private let deadline: Duration
+
+  /// Starts `sipp` with a scenario of ``scenarios`` and arguments, on 127.0.0.1, for at most `deadline`.
+  init(scenario: String, arguments: [String], deadline: Duration = .seconds(30)) throws {
+    outputFile = FileManager.default.temporaryDirectory.appendingPathComponent("sipp-\(UUID().uuidString).txt")
+    _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
+    let output = try FileHandle(forWritingTo: outputFile)
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/sipp")
+    process.arguments =
+      ["-sf", Self.scenarios.appendingPathComponent(scenario).path, "-i", "127.0.0.1", "-nostdin"] + arguments
+    process.standardInput = FileHandle.nullDevice
+    process.standardOutput = output
+    process.standardError = output
+    process.currentDirectoryURL = FileManager.default.temporaryDirectory
+    let (finished, sink) = AsyncStream.makeStream(of: Int32.self)
+    self.finished = finished
+    self.deadline = deadline
+    process.terminationHandler = { process in
+      sink.yield(process.terminationStatus)
+      sink.finish()
+    }
+    try process.run()
+    try? output.close()
+  }
+
+  /// Waits for the run to end (killing it at its deadline); its status and output.
+  func result() async -> Result {
+    let killed = Mutex(false)
+    let watchdog = Task { [process, deadline] in
+      guard (try? await Task.sleep(for: deadline)) != nil, process.isRunning else { return }
+      killed.withLock { $0 = true }
+      kill(process.processIdentifier, SIGKILL)
+    }
+    var iterator = finished.makeAsyncIterator()
+    let status = await iterator.next() ?? -1
+    watchdog.cancel()
+    let text = (try? String(contentsOf: outputFile, encoding: .utf8)) ?? ""
+    try? FileManager.default.removeItem(at: outputFile)
+    return Result(status: status, killed: killed.withLock { $0 }, output: text)
+  }
+
+  /// Kills it now (a test that ends early).
+  func stop() {
+    if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+  }
+
+  /// A UDP port on 127.0.0.1 that was free a moment ago.
+  static func freeUDPPort() -> Int { freePort(type: SOCK_DGRAM) }
+
+  /// A TCP port on 127.0.0.1 that was free a moment ago.
+  static func freeTCPPort() -> Int { freePort(type: SOCK_STREAM) }
+
+  private static func freePort(type: __socket_type) -> Int {
+    let descriptor = socket(AF_INET, Int32(type.rawValue), 0)
+    defer { close(descriptor) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
+    }
+    _ = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+    }
+    return Int(UInt16(bigEndian: address.sin_port))
+  }
+}
