@@ -171,7 +171,7 @@ extension DoctorSourceTests {
 
 extension DoctorSourceTests {
   /// A loopback listener on a free port (never accepted from: the kernel completes the handshake), or nil.
-  static func loopbackListener() -> (descriptor: CInt, port: Int)? {
+  static func loopbackListener(listening: Bool = true) -> (descriptor: CInt, port: Int)? {
     let descriptor = socket(AF_INET, CInt(SOCK_STREAM.rawValue), 0)
     guard descriptor >= 0 else { return nil }
     var address = sockaddr_in()
@@ -181,7 +181,8 @@ extension DoctorSourceTests {
     var length = socklen_t(MemoryLayout<sockaddr_in>.size)
     let bound = withUnsafeMutablePointer(to: &address) { pointer in
       pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(descriptor, $0, length) == 0 && listen(descriptor, 4) == 0 && getsockname(descriptor, $0, &length) == 0
+        bind(descriptor, $0, length) == 0 && (!listening || listen(descriptor, 4) == 0)
+          && getsockname(descriptor, $0, &length) == 0
       }
     }
     guard bound else {
@@ -199,11 +200,15 @@ extension DoctorSourceTests {
       return
     }
     close(listener.descriptor)
-    guard case .failure(let failure) = await DoctorProbes.live.connectTCP("127.0.0.1", listener.port, .seconds(2))
+    // A port bound but not listening refuses, and stays ours: a port merely closed could be taken at once by
+    // another test binding port 0 (the suites run in parallel, many with servers on free ports).
+    let bound = try #require(Self.loopbackListener(listening: false))
+    defer { close(bound.descriptor) }
+    guard case .failure(let failure) = await DoctorProbes.live.connectTCP("127.0.0.1", bound.port, .seconds(2))
     else {
-      Issue.record("a closed port accepted a connection")
+      Issue.record("a port nobody listens on accepted a connection")
       return
     }
-    #expect(failure.description.contains("127.0.0.1:\(listener.port)"))
+    #expect(failure.description.contains("127.0.0.1:\(bound.port)"))
   }
 }

@@ -24,12 +24,24 @@ struct BrokerEndToEndTests {
     }
   }
 
+  /// Waits until `node`'s board `board` says it is connected (its retained state on the broker). A call that
+  /// arrives before a board connects rings at once with no board, then again on the board when it comes.
+  static func boardConnected(_ node: String, _ board: String = "desk", broker: Broker) async throws {
+    let state = try broker.subscribe("callalert/hosts/\(node)/boards/\(board)/state", seconds: 30)
+    defer { state.kill(SIGKILL) }
+    let line = await Lines(state.lines).first(within: 20) { $0.contains(#""connected":true"#) }
+    #expect(line != nil, "\(node)'s \(board) never said it was connected")
+  }
+
   @Test func aCallPublishedOnceRingsEveryHostAndARedeliveryNeverRingsTwice() async throws {
     let broker = try Broker()
     try await broker.start()
     let upstairs = try await Host.start("upstairs", broker: broker)
     let downstairs = try await Host.start("downstairs", broker: broker)
     try await Self.online(["upstairs", "downstairs"], broker: broker)
+    // Boards first: this test counts rings, and a board that connects after the call adds one.
+    try await Self.boardConnected("upstairs", broker: broker)
+    try await Self.boardConnected("downstairs", broker: broker)
 
     let message = callMessage("c1")
     try await broker.publish("callalert/calls/c1", message)
