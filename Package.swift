@@ -377,7 +377,7 @@ let package = Package(
       name: "CallAlertSIPTests",
       dependencies: [
         "CallAlertSIP", "CallAlertBridges", "CallAlertEngine", "CallAlertDaemon", "CallAlertSimulation",
-        "CallAlertVirtualBoard", "CallAlertProtocol", "CallAlertTestSupport",
+        "CallAlertVirtualBoard", "CallAlertProtocol", "CallAlertTestSupport", "CallAlertInputs",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ],
@@ -400,7 +400,8 @@ let package = Package(
       name: "CallAlertConformanceTests",
       dependencies: [
         "CallAlertClient", "CallAlertVirtualBoard", "CallAlertSerial", "CallAlertTransport", "CallAlertProtocol",
-        "CallAlertBoardCore", "CallAlertQemu", .product(name: "SystemPackage", package: "swift-system"),
+        "CallAlertBoardCore", "CallAlertQemu", "CallAlertInputs",
+        .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: strictSettings
     ),

@@ -34,9 +34,33 @@ package struct JSONValue: Sendable {
     return nil
   }
 
+  /// The texts of an array whose elements are all strings, or nil (for an array with anything else in it too).
+  package var strings: [String]? {
+    guard let elements else { return nil }
+    var texts: [String] = []
+    for element in elements {
+      guard let text = element.string else { return nil }
+      texts.append(text)
+    }
+    return texts
+  }
+
   /// The text of a string, or nil.
   package var string: String? {
     if case .string(let text) = kind { return text }
+    return nil
+  }
+
+  /// The value of a boolean, or nil.
+  package var bool: Bool? {
+    if case .bool(let value) = kind { return value }
+    return nil
+  }
+
+  /// A number written as a plain integer (`12`, `-3`) that fits an `Int`, or nil: `1.0`, `1e3` and
+  /// out-of-range numbers are nil rather than rounded, so a reader never takes a value it did not see.
+  package var integer: Int? {
+    if case .number(let text) = kind { return Int(text) }
     return nil
   }
 

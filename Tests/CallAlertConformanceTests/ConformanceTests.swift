@@ -12,6 +12,12 @@ struct ConformanceTests {}
 /// terminal; the same scenarios run in real time on both boards below.
 @Suite("link.json on the virtual board in virtual time")
 struct LinkScenariosInVirtualTime {
+  /// A link.json that does not read leaves the scenario tests below without arguments (skipped, not failed):
+  /// this test fails instead, naming the step.
+  @Test func theScenarioFileReads() throws {
+    #expect(try !LinkScenarios.load().isEmpty)
+  }
+
   @Test(arguments: LinkScenarios.all.map(\.name)) func scenario(_ name: String) async throws {
     let scenario = try #require(LinkScenarios.scenario(name))
     let line = VirtualTimeLine(acknowledgesEvents: scenario.acknowledgesEvents)

@@ -1,3 +1,4 @@
+import CallAlertInputs
 import CallAlertProtocol
 import Foundation
 import Testing
@@ -80,13 +81,11 @@ enum LinkScenarios {
   static func scenario(_ name: String) -> Scenario? { all.first { $0.name == name } }
 
   static func load() throws -> [Scenario] {
-    let data = try Data(contentsOf: file)
-    guard let document = try JSONSerialization.jsonObject(with: data) as? [String: Any],
-      let scenarios = document["scenarios"] as? [[String: Any]]
-    else { throw FormatError(description: "no scenarios list") }
+    let document = try JSONParser.parse(Array(try Data(contentsOf: file)))
+    guard let scenarios = document["scenarios"]?.elements else { throw FormatError(description: "no scenarios list") }
     return try scenarios.map { entry in
-      guard let name = entry["name"] as? String, let spec = entry["spec"] as? String,
-        let acknowledges = entry["acknowledge_events"] as? Bool, let steps = entry["steps"] as? [[String: Any]]
+      guard let name = entry["name"]?.string, let spec = entry["spec"]?.string,
+        let acknowledges = entry["acknowledge_events"]?.bool, let steps = entry["steps"]?.elements
       else { throw FormatError(description: "a scenario lacks name, spec, acknowledge_events or steps") }
       return Scenario(
         name: name, spec: spec, acknowledgesEvents: acknowledges,
@@ -96,49 +95,53 @@ enum LinkScenarios {
     }
   }
 
-  static func parse(_ step: [String: Any]) throws -> Step {
-    if let send = step["send"] as? [String: Any] {
+  static func parse(_ step: JSONValue) throws -> Step {
+    if let send = step["send"], send.members != nil {
       let frame = Frame(
         flags: FrameFlags(rawValue: try integer(send, "flags_byte")), sequence: try integer(send, "sequence"),
-        type: try type(send), nonce: 0, payload: try bytes(send["payload_hex"] as? String ?? ""))
-      return .send(frame, zeroNonce: (send["nonce"] as? String) == "zero")
+        type: try type(send), nonce: 0, payload: try bytes(send["payload_hex"]?.string ?? ""))
+      return .send(frame, zeroNonce: send["nonce"]?.string == "zero")
     }
-    if let expect = step["expect"] as? [String: Any] {
-      return .expect(try matcher(expect), withinMs: step["within_ms"] as? Int ?? 2_000)
+    if let expect = step["expect"], expect.members != nil {
+      return .expect(try matcher(expect), withinMs: step["within_ms"]?.integer ?? 2_000)
     }
-    if let only = step["only"] as? [String: Any] {
-      let allow = try (only["allow"] as? [[String: Any]] ?? []).map(matcher)
+    if let only = step["only"], only.members != nil {
+      let allow = try (only["allow"]?.elements ?? []).map(matcher)
       return .only(forMs: try integer(only, "for_ms"), allow: allow)
     }
-    if let silence = step["silence"] as? [String: Any] { return .silence(forMs: try integer(silence, "for_ms")) }
-    if let wait = step["wait"] as? [String: Any] { return .wait(ms: try integer(wait, "ms")) }
+    if let silence = step["silence"], silence.members != nil {
+      return .silence(forMs: try integer(silence, "for_ms"))
+    }
+    if let wait = step["wait"], wait.members != nil { return .wait(ms: try integer(wait, "ms")) }
     if step["drain"] != nil { return .drain }
-    throw FormatError(description: "unknown step \(step.keys.sorted())")
+    throw FormatError(description: "unknown step \((step.members ?? []).map(\.key).sorted())")
   }
 
-  static func matcher(_ object: [String: Any]) throws -> Matcher {
+  static func matcher(_ object: JSONValue) throws -> Matcher {
     var matcher = Matcher(type: try type(object), flags: try integer(object, "flags_byte"))
     if object["sequence"] != nil { matcher.sequence = try integer(object, "sequence") }
-    if let payload = object["payload_hex"] as? String { matcher.payload = try bytes(payload) }
-    if let prefix = object["payload_prefix_hex"] as? String { matcher.prefix = try bytes(prefix) }
-    if let suffix = object["payload_suffix_hex"] as? String { matcher.suffix = try bytes(suffix) }
-    for (key, value) in object["payload_at"] as? [String: String] ?? [:] {
-      guard let offset = Int(key) else { throw FormatError(description: "payload_at offset \(key)") }
+    if let payload = object["payload_hex"]?.string { matcher.payload = try bytes(payload) }
+    if let prefix = object["payload_prefix_hex"]?.string { matcher.prefix = try bytes(prefix) }
+    if let suffix = object["payload_suffix_hex"]?.string { matcher.suffix = try bytes(suffix) }
+    for member in object["payload_at"]?.members ?? [] {
+      guard let offset = Int(member.key), let value = member.value.string else {
+        throw FormatError(description: "payload_at offset \(member.key)")
+      }
       matcher.at.append((offset, try bytes(value)))
     }
-    matcher.decodes = object["decodes"] as? Bool ?? false
+    matcher.decodes = object["decodes"]?.bool ?? false
     return matcher
   }
 
-  static func type(_ object: [String: Any]) throws -> UInt8 {
-    guard let name = object["type"] as? String, let code = typeCodes[name] else {
-      throw FormatError(description: "unknown type \(String(describing: object["type"]))")
+  static func type(_ object: JSONValue) throws -> UInt8 {
+    guard let name = object["type"]?.string, let code = typeCodes[name] else {
+      throw FormatError(description: "unknown type \(object["type"]?.quoted ?? "nil")")
     }
     return code
   }
 
-  static func integer<T: FixedWidthInteger>(_ object: [String: Any], _ key: String) throws -> T {
-    guard let value = object[key] as? Int, let exact = T(exactly: value) else {
+  static func integer<T: FixedWidthInteger>(_ object: JSONValue, _ key: String) throws -> T {
+    guard let value = object[key]?.integer, let exact = T(exactly: value) else {
       throw FormatError(description: "\(key) is not an integer in range")
     }
     return exact

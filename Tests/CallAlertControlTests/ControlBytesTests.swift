@@ -68,8 +68,10 @@ import Testing
   /// `notify push` sends the file's text unchanged; errors point into the file.
   @Test func aPayloadAsTextKeepsItsLinesAndColumns() throws {
     let file = "{\n  \"pushType\": 1,\n  \"aps\": {\"interruption-level\": \"loud\"}\n}\n"
-    let request = try JSONSerialization.data(withJSONObject: ["type": "push", "payload": file, "file": "call.json"])
-    guard case .push(let document) = try Self.parse(Array(request)) else {
+    let request = JSONText.object([
+      ("type", JSONText.quoted("push")), ("payload", JSONText.quoted(file)), ("file", JSONText.quoted("call.json")),
+    ])
+    guard case .push(let document) = try Self.parse(Array(request.utf8)) else {
       Issue.record("not a push")
       return
     }

@@ -1,4 +1,5 @@
 import CallAlertDaemon
+import CallAlertInputs
 import CallAlertProtocol
 import CallAlertTestSupport
 import CallAlertVirtualBoard
@@ -158,11 +159,11 @@ struct BridgeEndToEndTests {
 
   /// The history's calls by id, with their outcomes.
   static func calls(_ response: String) throws -> [String: String] {
-    let object = try JSONSerialization.jsonObject(with: Data(response.utf8)) as? [String: Any]
-    let calls = object?["calls"] as? [[String: Any]] ?? []
+    let object = try JSONParser.parse(response)
+    let calls = object["calls"]?.elements ?? []
     var result: [String: String] = [:]
     for call in calls {
-      if let id = call["id"] as? String, let outcome = call["outcome"] as? String { result[id] = outcome }
+      if let id = call["id"]?.string, let outcome = call["outcome"]?.string { result[id] = outcome }
     }
     return result
   }

@@ -221,11 +221,11 @@ struct DoctorTests {
   @Test func theJSONNamesEveryCheckAndTheVerdict() async throws {
     let report = await Self.run(Self.brokenMachine(), Script())
     let data = try JSONEncoder().encode(report)
-    let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-    #expect(object["healthy"] as? Bool == false)
-    let checks = try #require(object["checks"] as? [[String: Any]])
-    #expect(checks.map { $0["check"] as? String } == report.findings.map(\.check))
-    #expect(checks.first { $0["check"] as? String == "daemon" }?["status"] as? String == "error")
+    let object = try JSONParser.parse(Array(data))
+    #expect(object["healthy"]?.bool == false)
+    let checks = try #require(object["checks"]?.elements)
+    #expect(checks.map { $0["check"]?.string } == report.findings.map(\.check))
+    #expect(checks.first { $0["check"]?.string == "daemon" }?["status"]?.string == "error")
     #expect(try JSONDecoder().decode(DoctorReport.self, from: data) == report)
   }
 

@@ -1,3 +1,4 @@
+import CallAlertInputs
 import CallAlertMQTT
 import Foundation
 import Testing
@@ -9,54 +10,55 @@ struct HomeAssistantDiscoveryTests {
   struct Schema {
     let common: Set<String>
     let device: Set<String>
-    let components: [String: [String: Any]]
+    /// Each component kind's documented keys, by kind.
+    let components: JSONValue
 
     static func load() throws -> Schema {
       let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("Fixtures/home-assistant-mqtt-schema.json")
-      let root = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+      let root = try JSONParser.parse(Array(try Data(contentsOf: url)))
       return Schema(
-        common: Set(root["common"] as? [String] ?? []), device: Set(root["device"] as? [String] ?? []),
-        components: root["components"] as? [String: [String: Any]] ?? [:])
+        common: Set(root["common"]?.strings ?? []), device: Set(root["device"]?.strings ?? []),
+        components: try #require(root["components"]))
     }
 
     /// What is wrong with one config, against the documented keys of its component.
     func problems(_ config: HomeAssistantDiscovery.Config) -> [String] {
       guard let component = components[config.component] else { return ["unknown component \(config.component)"] }
-      guard let object = try? JSONSerialization.jsonObject(with: Data(config.payload.utf8)) as? [String: Any] else {
+      guard let object = try? JSONParser.parse(config.payload), let members = object.members else {
         return ["not a JSON object: \(config.payload)"]
       }
       var problems: [String] = []
-      let keys = common.union(component["keys"] as? [String] ?? [])
-      for key in object.keys where !keys.contains(key) { problems.append("undocumented key \(key)") }
-      for key in component["required"] as? [String] ?? [] where object[key] == nil {
+      let keys = common.union(component["keys"]?.strings ?? [])
+      for member in members where !keys.contains(member.key) { problems.append("undocumented key \(member.key)") }
+      for key in component["required"]?.strings ?? [] where object[key] == nil {
         problems.append("missing required \(key)")
       }
-      for key in component["lists"] as? [String] ?? [] where object[key] != nil && !(object[key] is [String]) {
+      for key in component["lists"]?.strings ?? [] where object[key] != nil && object[key]?.strings == nil {
         problems.append("\(key) is not a list of strings")
       }
-      if let classes = component["device_classes"] as? [String], let value = object["device_class"] as? String,
+      if let classes = component["device_classes"]?.strings, let value = object["device_class"]?.string,
         !classes.contains(value)
       {
         problems.append("device_class \(value) is not one of \(classes)")
       }
-      if let classes = component["state_classes"] as? [String], let value = object["state_class"] as? String,
+      if let classes = component["state_classes"]?.strings, let value = object["state_class"]?.string,
         !classes.contains(value)
       {
         problems.append("state_class \(value)")
       }
-      if object["unique_id"] as? String == nil { problems.append("no unique_id (the device registry needs one)") }
-      if let device = object["device"] as? [String: Any] {
-        for key in device.keys where !device.contains(where: { _ in true }) || !self.device.contains(key) {
-          problems.append("undocumented device key \(key)")
+      if object["unique_id"]?.string == nil { problems.append("no unique_id (the device registry needs one)") }
+      if let device = object["device"], let deviceMembers = device.members {
+        for member in deviceMembers where !self.device.contains(member.key) {
+          problems.append("undocumented device key \(member.key)")
         }
-        if (device["identifiers"] as? [String])?.isEmpty ?? true { problems.append("device without identifiers") }
+        if device["identifiers"]?.strings?.isEmpty ?? true { problems.append("device without identifiers") }
       } else {
         problems.append("no device")
       }
-      for (key, value) in object where key.hasSuffix("_topic") {
-        if let topic = value as? String, topic.contains("+") || topic.contains("#") || topic.isEmpty {
-          problems.append("\(key) \(topic) is not a topic name")
+      for member in members where member.key.hasSuffix("_topic") {
+        if let topic = member.value.string, topic.contains("+") || topic.contains("#") || topic.isEmpty {
+          problems.append("\(member.key) \(topic) is not a topic name")
         }
       }
       return problems
@@ -84,14 +86,14 @@ struct HomeAssistantDiscoveryTests {
   @Test func aBoardIsOneDeviceWithItsFirmwareAndTheSirenOffersThePatterns() throws {
     let configs = discovery.configs(boards: [.init(name: "desk", firmware: "1.2.0")], tones: ["UK", "urgent"])
     let siren = try #require(configs.first { $0.component == "siren" })
-    let object = try #require(try JSONSerialization.jsonObject(with: Data(siren.payload.utf8)) as? [String: Any])
-    #expect(object["available_tones"] as? [String] == ["UK", "urgent"])
-    #expect(object["support_duration"] as? Bool == true)
-    #expect(object["command_topic"] as? String == "callalert/hosts/upstairs/boards/desk/ring/set")
-    #expect(object["availability_topic"] as? String == "callalert/hosts/upstairs/availability")
-    let device = try #require(object["device"] as? [String: Any])
-    #expect(device["sw_version"] as? String == "1.2.0")
-    #expect(device["identifiers"] as? [String] == ["callalert_upstairs_desk"])
+    let object = try JSONParser.parse(siren.payload)
+    #expect(object["available_tones"]?.strings == ["UK", "urgent"])
+    #expect(object["support_duration"]?.bool == true)
+    #expect(object["command_topic"]?.string == "callalert/hosts/upstairs/boards/desk/ring/set")
+    #expect(object["availability_topic"]?.string == "callalert/hosts/upstairs/availability")
+    let device = try #require(object["device"])
+    #expect(device["sw_version"]?.string == "1.2.0")
+    #expect(device["identifiers"]?.strings == ["callalert_upstairs_desk"])
     // The board's three entities share its device.
     let boardConfigs = configs.filter { $0.topic.contains("/desk_") }
     #expect(boardConfigs.count == 3)

@@ -1,4 +1,5 @@
 import CallAlertDaemon
+import CallAlertInputs
 import CallAlertProtocol
 import CallAlertSimulation
 import CallAlertTestSupport
@@ -136,10 +137,10 @@ struct SIPRig {
   /// The history's calls by id, with their outcomes (the latest `limit`).
   func history(limit: Int = 200) async throws -> [String: String] {
     let response = try await ControlSocketClient.request(#"{"type":"history","limit":\#(limit)}"#, path: socket)
-    let object = try JSONSerialization.jsonObject(with: Data(response.utf8)) as? [String: Any]
+    let object = try JSONParser.parse(response)
     var result: [String: String] = [:]
-    for call in object?["calls"] as? [[String: Any]] ?? [] {
-      if let id = call["id"] as? String, let outcome = call["outcome"] as? String { result[id] = outcome }
+    for call in object["calls"]?.elements ?? [] {
+      if let id = call["id"]?.string, let outcome = call["outcome"]?.string { result[id] = outcome }
     }
     return result
   }
