@@ -38,6 +38,8 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
   private var anonymousCalls = AnonymousCallTracker()
   /// Told every input as it is handled (MQTT: a button press for Home Assistant, a switch to share at once).
   private var inputListeners: [@Sendable (EngineInput) -> Void] = []
+  /// Told each call's time from its arrival here to a board's acknowledged PLAY (by the board drivers).
+  private let callToPlay = CallToPlayListeners()
 
   /// Creates the service.
   ///
@@ -84,12 +86,21 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
   /// Calls `listener` with every input the service acts on (from boards, sockets, sources, timers' news).
   public func onInput(_ listener: @escaping @Sendable (EngineInput) -> Void) { inputListeners.append(listener) }
 
+  /// Calls `listener` each time a board acknowledged the PLAY of a call, with the board's name and the time
+  /// since the call reached ``submit(_:)`` (from any source: socket, stdin, HTTP, SIP, MQTT). Only the PLAYs
+  /// a call's own arrival caused count; a replay (a board back, a higher call ended) does not. Called from a
+  /// board driver's actor: it must not block.
+  public nonisolated func onCallToPlay(_ listener: @escaping @Sendable (_ board: String, _ latency: Duration) -> Void) {
+    callToPlay.add(listener)
+  }
+
   /// Acts on an input now; returns the events it caused.
   @discardableResult
   public func submit(_ input: EngineInput) -> [EngineEvent] {
+    let arrival: C.Instant? = if case .call = input { clock.now } else { nil }
     for listener in inputListeners { listener(input) }
     let effects = engine.handle(input, at: now)
-    apply(effects)
+    apply(effects, callArrival: arrival)
     return effects.compactMap { if case .event(let event) = $0 { event } else { nil } }
   }
 
@@ -154,7 +165,7 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
       for (name, connect) in connectors {
         let driver = BoardDriver(
           name: name, clock: clock, logger: logger, linkTiming: linkTiming, wantedTable: patternTable, connect: connect,
-          submit: { [weak self] input in await self?.submit(input) })
+          submit: { [weak self] input in await self?.submit(input) }, callToPlay: callToPlay)
         drivers[name] = driver
         group.addTask { await driver.run() }
       }
@@ -165,12 +176,15 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
   }
 
   /// Board commands go to their drivers first and events are recorded after, so that the history's SQLite
-  /// write is not inside the time from a call to its ring; each kind keeps the engine's order.
-  private func apply(_ effects: [EngineEffect]) {
+  /// write is not inside the time from a call to its ring; each kind keeps the engine's order. A call's
+  /// `callArrival` goes with its PLAYs, for ``onCallToPlay(_:)``.
+  private func apply(_ effects: [EngineEffect], callArrival: C.Instant? = nil) {
     for effect in effects {
       switch effect {
       case .event: continue
-      case .play(let board, _, _, _, _), .stop(let board, _), .indicator(let board, _):
+      case .play(let board, _, _, _, _):
+        drivers[board]?.enqueue(effect, callArrival: callArrival)
+      case .stop(let board, _), .indicator(let board, _):
         drivers[board]?.enqueue(effect)
       }
     }

@@ -23,8 +23,10 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
   private let submit: @Sendable (EngineInput) async -> Void
   private var client: BoardClient<C>?
   private var resolver = PatternResolver()
-  private let commands: AsyncStream<EngineEffect>.Continuation
-  private let commandStream: AsyncStream<EngineEffect>
+  private let commands: AsyncStream<QueuedEffect>.Continuation
+  private let commandStream: AsyncStream<QueuedEffect>
+  /// Told each call's time from its arrival to this board's acknowledged PLAY.
+  private let callToPlay: CallToPlayListeners?
   /// Played-token bookkeeping: the engine's token, and the fallback used when the board refused a slot.
   private var lastInfo: BoardInfo?
   /// How the link stands, for `status`.
@@ -54,8 +56,10 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
 
   init(
     name: String, clock: C, logger: Logger, linkTiming: LinkTiming = .standard, wantedTable: PatternBuild? = nil,
-    connect: @escaping Connector, submit: @escaping @Sendable (EngineInput) async -> Void
+    connect: @escaping Connector, submit: @escaping @Sendable (EngineInput) async -> Void,
+    callToPlay: CallToPlayListeners? = nil
   ) {
+    self.callToPlay = callToPlay
     self.name = name
     self.wantedTable = wantedTable
     self.linkTiming = linkTiming
@@ -64,16 +68,23 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
     self.connect = connect
     self.submit = submit
     start = clock.now
-    (commandStream, commands) = AsyncStream.makeStream(of: EngineEffect.self)
+    (commandStream, commands) = AsyncStream.makeStream(of: QueuedEffect.self)
   }
 
   /// The board's INFO while connected.
   var info: BoardInfo? { lastInfo }
 
-  /// Queues an engine effect for this board; effects run in order, one at a time.
-  nonisolated func enqueue(_ effect: EngineEffect) {
+  /// An engine effect as queued: with a call's arrival when a call's arrival caused it.
+  struct QueuedEffect: Sendable {
+    var effect: EngineEffect
+    var callArrival: C.Instant?
+  }
+
+  /// Queues an engine effect for this board; effects run in order, one at a time. A PLAY with a
+  /// `callArrival` reports the time from it to the board's acknowledgement.
+  nonisolated func enqueue(_ effect: EngineEffect, callArrival: C.Instant? = nil) {
     if case .play = effect { queuedPlays.withLock { $0 += 1 } }
-    commands.yield(effect)
+    commands.yield(QueuedEffect(effect: effect, callArrival: callArrival))
   }
 
   /// The one reconnect policy for this board: the first connection and every reopening after an unplug
@@ -89,7 +100,7 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
     let stream = commandStream
     await withTaskGroup(of: Void.self) { group in
       group.addTask {
-        for await effect in stream { await self.perform(effect) }
+        for await queued in stream { await self.perform(queued.effect, callArrival: queued.callArrival) }
       }
       if let events = await connectWithBackoff() {
         group.addTask {
@@ -241,7 +252,7 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
     scheduleSummaries()
   }
 
-  private func perform(_ effect: EngineEffect) async {
+  private func perform(_ effect: EngineEffect, callArrival: C.Instant? = nil) async {
     let isPlay = if case .play = effect { true } else { false }
     defer { if isPlay { playDone() } }
     guard let client else { return }  // not connected: the engine already knows, through boardLost
@@ -258,6 +269,7 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
           try await client.play(PlayRequest(token: token, capMs: capMs, options: options, source: resolution.source))
         }
         played(token)
+        if let callArrival { callToPlay?.report(board: name, latency: callArrival.duration(to: clock.now)) }
         if let fallback = resolution.fallback {
           // Events and the history name what really plays.
           logger.notice("board \(name): \(Self.describe(pattern)) plays \(fallback.played) instead: \(fallback.reason)")

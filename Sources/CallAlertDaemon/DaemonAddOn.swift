@@ -42,6 +42,10 @@ public struct DaemonAddOnContext: Sendable {
   public var subscribe: @Sendable () async -> AsyncStream<(event: EngineEvent, at: Date)>
   /// Each connected board's link counters, by name.
   public var linkStatistics: @Sendable () async -> [String: BoardLinkStatistics]
+  /// Registers a listener told, each time a board acknowledged a call's PLAY, the board and the time since
+  /// the call reached the daemon (from any source); see ``AlertService/onCallToPlay(_:)``.
+  public var onCallToPlay:
+    @Sendable (_ listener: @escaping @Sendable (_ board: String, _ latency: Duration) -> Void) -> Void
   /// The daemon's logger.
   public var logger: Logger
 }
@@ -64,7 +68,8 @@ extension Daemon {
           }
           continuation.onTermination = { _ in pump.cancel() }
         }
-      }, linkStatistics: { await service.boardLinkStatistics() }, logger: logger)
+      }, linkStatistics: { await service.boardLinkStatistics() },
+      onCallToPlay: { listener in service.onCallToPlay(listener) }, logger: logger)
     var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
     for addOn in options.addOns {
       services += try await addOn.services(context).map { .init(service: $0) }

@@ -17,6 +17,9 @@ import Synchronization
 ///   `callalert_link_decode_errors_total` (by `board`): the boards' link counters, read at each scrape.
 /// - `callalert_http_call_to_ringing_seconds`: from an HTTP request or webhook that brings a call to the
 ///   daemon's answer that it rings (the engine decided and the PLAY is queued for the board).
+/// - `callalert_call_to_play_seconds` (by `board`): from a call reaching the daemon, whatever its source
+///   (socket, stdin, HTTP, SIP, MQTT), to the board's acknowledgement of its PLAY (histogram); recorded
+///   through ``recordCallToPlay(board:_:)``, which the daemon's HTTP add-on wires to the board drivers.
 /// - `callalert_http_requests_total{route,status}`: the API's own answers.
 public final class CallMetrics: Sendable {
   /// The registry `/metrics` writes.
@@ -47,6 +50,8 @@ public final class CallMetrics: Sendable {
       .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250),
       .seconds(1),
     ]
+    factory.durationHistogramBuckets["callalert_call_to_play_seconds"] =
+      factory.durationHistogramBuckets["callalert_http_call_to_ringing_seconds"]
     self.factory = factory
     rung = Metrics.Counter(label: "callalert_calls_rung_total", factory: factory)
     suppressed = Metrics.Counter(label: "callalert_calls_suppressed_total", factory: factory)
@@ -83,6 +88,13 @@ public final class CallMetrics: Sendable {
   public func recordCallToRinging(_ duration: Duration) {
     let (seconds, attoseconds) = duration.components
     callToRinging.recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+  }
+
+  /// Records how long a call took from reaching the daemon to `board`'s acknowledgement of its PLAY.
+  public func recordCallToPlay(board: String, _ latency: Duration) {
+    let (seconds, attoseconds) = latency.components
+    Metrics.Timer(label: "callalert_call_to_play_seconds", dimensions: [("board", board)], factory: factory)
+      .recordNanoseconds(max(0, seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
   }
 
   /// Counts one answer of the API.

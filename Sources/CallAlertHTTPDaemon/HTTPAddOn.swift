@@ -7,7 +7,7 @@ import ServiceLifecycle
 extension DaemonAddOn {
   /// The HTTP API (CallAlertHTTP) on the daemon, when the config's `http:` or `--http` asks: its secrets
   /// read (files that others may read are refused at start), typed requests to the daemon's handler, the
-  /// engine's events for `/v1/events` and `/metrics`.
+  /// engine's events for `/v1/events` and `/metrics`, and each call's time to its first PLAY for `/metrics`.
   ///
   /// - Parameter onListening: told the port once the server listens (the bound one for port 0).
   public static func http(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) -> DaemonAddOn {
@@ -42,7 +42,12 @@ extension DaemonAddOn {
               decodeErrors: link.decodeErrors)
           }
         })
-      return [HTTPService(configuration: api, backend: backend, logger: context.logger, onListening: onListening)]
+      let metrics = CallMetrics()
+      context.onCallToPlay { board, latency in metrics.recordCallToPlay(board: board, latency) }
+      return [
+        HTTPService(
+          configuration: api, backend: backend, metrics: metrics, logger: context.logger, onListening: onListening)
+      ]
     }
   }
 

@@ -20,4 +20,16 @@ struct CallMetricsTests {
     #expect(value("callalert_link_resyncs_total") == "1")
     #expect(value("callalert_link_decode_errors_total") == "2")
   }
+
+  /// Each board's call-to-PLAY times land in its own histogram, in the buckets of the HTTP call-to-ringing one.
+  @Test func callToPlayIsAHistogramPerBoard() {
+    let metrics = CallMetrics()
+    metrics.recordCallToPlay(board: "desk", .milliseconds(3))
+    metrics.recordCallToPlay(board: "desk", .milliseconds(30))
+    metrics.recordCallToPlay(board: "bed", .microseconds(100))
+    let lines = metrics.text().split(separator: "\n")
+    #expect(lines.contains(#"callalert_call_to_play_seconds_count{board="desk"} 2"#))
+    #expect(lines.contains(#"callalert_call_to_play_seconds_count{board="bed"} 1"#))
+    #expect(lines.contains(#"callalert_call_to_play_seconds_bucket{board="desk",le="0.005"} 1"#))
+  }
 }

@@ -164,6 +164,9 @@ struct HTTPEndToEndTests {
     #expect(values["callalert_boards_connected"] == 1)
     #expect(values["callalert_ring_duration_seconds_count"] == 2)
     #expect((values["callalert_http_call_to_ringing_seconds_count"] ?? 0) >= 1)
+    // From the call's arrival to the board's acknowledged PLAY: the second call at least (the first may have
+    // waited for the board to connect, and a replay is not counted).
+    #expect((values[#"callalert_call_to_play_seconds_count{board="desk"}"#] ?? 0) >= 1)
     #expect(values[#"callalert_http_requests_total{route="/v1/calls",status="200"}"#] == 2)
     // A clean pseudo-terminal: the link counters are there for the board, and zero.
     #expect(values[#"callalert_link_retransmissions_total{board="desk"}"#] == 0)
