@@ -1,3 +1,4 @@
+import CallAlertBridges
 import CallAlertEngine
 import CallAlertParsing
 import CallAlertProtocol
