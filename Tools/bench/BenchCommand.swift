@@ -14,7 +14,7 @@ struct BenchCommand: AsyncParsableCommand {
     commandName: "callalert-bench",
     abstract: "Measure CallAlert's codec, flashing and daemon; or, with --soak, run the reliability soak.",
     discussion: """
-      Sections (all by default): codec, flash, idle, latency, http, cap, fanout. Figures are printed as a table and
+      Sections (all by default): codec, flash, idle, latency, http, sip, cap, fanout. Figures are printed as a table and
       written to --json. Build it in release: swift build -c release --product callalert-bench.
       """)
 
@@ -67,7 +67,7 @@ struct BenchCommand: AsyncParsableCommand {
   @Flag(help: .hidden)
   var child = false
 
-  static let sections = ["codec", "flash", "idle", "latency", "http", "cap", "fanout"]
+  static let sections = ["codec", "flash", "idle", "latency", "http", "sip", "cap", "fanout"]
 
   func validate() throws {
     if let only {
@@ -135,7 +135,7 @@ struct BenchCommand: AsyncParsableCommand {
   }
 
   /// Sections measured in a child process each.
-  static let daemonSections: Set<String> = ["idle", "latency", "http", "cap", "fanout"]
+  static let daemonSections: Set<String> = ["idle", "latency", "http", "sip", "cap", "fanout"]
 
   /// Runs `name` in a child process of this executable and collects its figures and table rows.
   private func inChild(_ name: String, into table: inout ResultTable) async throws -> JSONValue {
@@ -337,6 +337,33 @@ struct BenchCommand: AsyncParsableCommand {
         figures.statusRequestsPerSecond.map { String(format: "%.0f requests/s; ", $0) + (figures.statusLatency ?? "") }
           ?? "not measured (wrk is not installed: apt-get install wrk)")
       if figures.failures > 0 { table.add("HTTP latency failures", "\(figures.failures)") }
+      return figures.json
+
+    case "sip":
+      let count = quick ? 20 : min(calls, 100)
+      guard SIPBench.isInstalled else {
+        table.add(
+          "SIP INVITE → first actuator change", "not measured (SIPp is not installed: apt-get install sip-tester)")
+        return .string("skipped: SIPp is not installed")
+      }
+      progress("floor (C: connect, 30 B into a pty, read) over \(count) calls ...")
+      let floor = await FloorBench.measure(boards: 1, calls: count)
+      progress("SIP: \(count) INVITEs one at a time from SIPp, then 100 overlapping calls ...")
+      var figures = try await SIPBench.measure(calls: count)
+      figures.floor = floor
+      table.add(
+        "SIP INVITE → first actuator change (\(figures.invite.count))", Self.percentiles(figures.invite),
+        target: "p99 < 2 ms")
+      table.add("  control socket, same daemon", Self.percentiles(figures.socketCall))
+      if let floor {
+        table.add("floor (C): connect + 30 B into a pty + read (\(floor.trip.count))", Self.percentiles(floor.trip))
+        table.add("  INVITE over the floor", FloorBench.ratios(figures.invite, floor.trip))
+      }
+      if figures.failures > 0 { table.add("SIP INVITEs that did not ring before their CANCEL", "\(figures.failures)") }
+      table.add(
+        "SIP calls placed and cancelled by SIPp (10 at once)",
+        "\(figures.placed) placed, \(figures.rang) rang, \(figures.stopped) stopped, \(figures.lost) lost; "
+          + "\(figures.recorded) in the history")
       return figures.json
 
     case "cap":

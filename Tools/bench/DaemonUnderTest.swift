@@ -17,8 +17,12 @@ struct DaemonUnderTest {
 
   /// Writes the config and starts the daemon. Calls ring the built-in "DE" cadence (a steady 1 s tone, sent
   /// inline: the virtual boards have no table), and the missed-call indicator is off, so that "all
-  /// actuators off" is what a hangup leaves.
-  static func start(boardPaths: [String], label: String, addOns: [DaemonAddOn] = []) async throws -> DaemonUnderTest {
+  /// actuators off" is what a hangup leaves. `extraConfig` is appended to the config (a `sip:` section);
+  /// `eventSink` receives the daemon's event lines.
+  static func start(
+    boardPaths: [String], label: String, addOns: [DaemonAddOn] = [], extraConfig: String = "",
+    eventSink: @escaping @Sendable (String) -> Void = { _ in }
+  ) async throws -> DaemonUnderTest {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
       "callalert-bench-\(label)-\(UUID().uuidString.prefix(8))")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -34,6 +38,7 @@ struct DaemonUnderTest {
         path: \(socket)
       history:
         path: \(directory.appendingPathComponent("history.sqlite").path)
+      \(extraConfig)
       """
     let config = directory.appendingPathComponent("config.yaml").path
     try yaml.write(toFile: config, atomically: true, encoding: .utf8)
@@ -44,7 +49,7 @@ struct DaemonUnderTest {
       options.http = HTTPListenAddress(host: "127.0.0.1", port: 0)
       options.addOns = addOns
     }
-    let group = try await Daemon.makeServiceGroup(options: options, logger: logger, eventSink: { _ in })
+    let group = try await Daemon.makeServiceGroup(options: options, logger: logger, eventSink: eventSink)
     let running = Task { try await group.run() }
     return DaemonUnderTest(socket: socket, directory: directory, group: group, running: running)
   }
