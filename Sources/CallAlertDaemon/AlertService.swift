@@ -38,6 +38,8 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
   private var anonymousCalls = AnonymousCallTracker()
   /// Told every input as it is handled (MQTT: a button press for Home Assistant, a switch to share at once).
   private var inputListeners: [@Sendable (EngineInput) -> Void] = []
+  /// Told every press of a board's button with its kind, which the engine's acknowledgement does not keep.
+  private var buttonListeners: [@Sendable (_ board: String, _ kind: PressKind) -> Void] = []
 
   /// Creates the service.
   ///
@@ -83,6 +85,17 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
 
   /// Calls `listener` with every input the service acts on (from boards, sockets, sources, timers' news).
   public func onInput(_ listener: @escaping @Sendable (EngineInput) -> Void) { inputListeners.append(listener) }
+
+  /// Calls `listener` with every press of a board's button and its kind (`.longPress`: held for the board's
+  /// long-press time, 1 s by default), just before the press is submitted as `.acknowledge(board:)`: either
+  /// kind acknowledges. An acknowledgement from elsewhere (the control socket, HTTP) is no press.
+  public func onButton(_ listener: @escaping @Sendable (_ board: String, _ kind: PressKind) -> Void) {
+    buttonListeners.append(listener)
+  }
+
+  private func buttonPressed(board: String, kind: PressKind) {
+    for listener in buttonListeners { listener(board, kind) }
+  }
 
   /// Acts on an input now; returns the events it caused.
   @discardableResult
@@ -154,6 +167,7 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
       for (name, connect) in connectors {
         let driver = BoardDriver(
           name: name, clock: clock, logger: logger, linkTiming: linkTiming, wantedTable: patternTable, connect: connect,
+          pressed: { [weak self] kind in await self?.buttonPressed(board: name, kind: kind) },
           submit: { [weak self] input in await self?.submit(input) })
         drivers[name] = driver
         group.addTask { await driver.run() }

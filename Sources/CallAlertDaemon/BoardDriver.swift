@@ -21,6 +21,8 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
   private let clock: C
   private let logger: Logger
   private let submit: @Sendable (EngineInput) async -> Void
+  /// Told each press of the button and its kind, before the press is submitted as an acknowledgement.
+  private let pressed: @Sendable (PressKind) async -> Void
   private var client: BoardClient<C>?
   private var resolver = PatternResolver()
   private let commands: AsyncStream<EngineEffect>.Continuation
@@ -54,7 +56,8 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
 
   init(
     name: String, clock: C, logger: Logger, linkTiming: LinkTiming = .standard, wantedTable: PatternBuild? = nil,
-    connect: @escaping Connector, submit: @escaping @Sendable (EngineInput) async -> Void
+    connect: @escaping Connector, pressed: @escaping @Sendable (PressKind) async -> Void = { _ in },
+    submit: @escaping @Sendable (EngineInput) async -> Void
   ) {
     self.name = name
     self.wantedTable = wantedTable
@@ -63,6 +66,7 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
     self.logger = logger
     self.connect = connect
     self.submit = submit
+    self.pressed = pressed
     start = clock.now
     (commandStream, commands) = AsyncStream.makeStream(of: EngineEffect.self)
   }
@@ -164,6 +168,7 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
   private func handle(_ event: BoardClientEvent) async {
     switch event {
     case .event(.button(let press)) where press.button == 0:
+      await pressed(press.kind)
       await submit(.acknowledge(board: name))
     case .event(.playEnded(let ended)):
       if ended.token == playingToken { played(nil) }
