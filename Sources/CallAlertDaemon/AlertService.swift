@@ -40,6 +40,8 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
   private var inputListeners: [@Sendable (EngineInput) -> Void] = []
   /// Told each call's time from its arrival here to a board's acknowledged PLAY (by the board drivers).
   private let callToPlay = CallToPlayListeners()
+  /// Told every press of a board's button with its kind, which the engine's acknowledgement does not keep.
+  private var buttonListeners: [@Sendable (_ board: String, _ kind: PressKind) -> Void] = []
 
   /// Creates the service.
   ///
@@ -92,6 +94,17 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
   /// board driver's actor: it must not block.
   public nonisolated func onCallToPlay(_ listener: @escaping @Sendable (_ board: String, _ latency: Duration) -> Void) {
     callToPlay.add(listener)
+  }
+
+  /// Calls `listener` with every press of a board's button and its kind (`.longPress`: held for the board's
+  /// long-press time, 1 s by default), just before the press is submitted as `.acknowledge(board:)`: either
+  /// kind acknowledges. An acknowledgement from elsewhere (the control socket, HTTP) is no press.
+  public func onButton(_ listener: @escaping @Sendable (_ board: String, _ kind: PressKind) -> Void) {
+    buttonListeners.append(listener)
+  }
+
+  private func buttonPressed(board: String, kind: PressKind) {
+    for listener in buttonListeners { listener(board, kind) }
   }
 
   /// Acts on an input now; returns the events it caused.
@@ -165,6 +178,7 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
       for (name, connect) in connectors {
         let driver = BoardDriver(
           name: name, clock: clock, logger: logger, linkTiming: linkTiming, wantedTable: patternTable, connect: connect,
+          pressed: { [weak self] kind in await self?.buttonPressed(board: name, kind: kind) },
           submit: { [weak self] input in await self?.submit(input) }, callToPlay: callToPlay)
         drivers[name] = driver
         group.addTask { await driver.run() }

@@ -21,6 +21,8 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
   private let clock: C
   private let logger: Logger
   private let submit: @Sendable (EngineInput) async -> Void
+  /// Told each press of the button and its kind, before the press is submitted as an acknowledgement.
+  private let pressed: @Sendable (PressKind) async -> Void
   private var client: BoardClient<C>?
   private var resolver = PatternResolver()
   private let commands: AsyncStream<QueuedEffect>.Continuation
@@ -56,8 +58,8 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
 
   init(
     name: String, clock: C, logger: Logger, linkTiming: LinkTiming = .standard, wantedTable: PatternBuild? = nil,
-    connect: @escaping Connector, submit: @escaping @Sendable (EngineInput) async -> Void,
-    callToPlay: CallToPlayListeners? = nil
+    connect: @escaping Connector, pressed: @escaping @Sendable (PressKind) async -> Void = { _ in },
+    submit: @escaping @Sendable (EngineInput) async -> Void, callToPlay: CallToPlayListeners? = nil
   ) {
     self.callToPlay = callToPlay
     self.name = name
@@ -67,6 +69,7 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
     self.logger = logger
     self.connect = connect
     self.submit = submit
+    self.pressed = pressed
     start = clock.now
     (commandStream, commands) = AsyncStream.makeStream(of: QueuedEffect.self)
   }
@@ -175,6 +178,7 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
   private func handle(_ event: BoardClientEvent) async {
     switch event {
     case .event(.button(let press)) where press.button == 0:
+      await pressed(press.kind)
       await submit(.acknowledge(board: name))
     case .event(.playEnded(let ended)):
       if ended.token == playingToken { played(nil) }

@@ -4,6 +4,7 @@ import CallAlertEngine
 import CallAlertInputs
 import CallAlertMQTT
 import CallAlertPatterns
+import CallAlertProtocol
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -105,6 +106,7 @@ public actor MQTTBridge {
     self.connection = connection
     let events = await service.subscribe()
     await service.onInput { [weak self] input in Task { await self?.handle(input) } }
+    await service.onButton { [weak self] board, kind in Task { await self?.publishButton(board, kind) } }
     let keepalive = Duration.seconds(settings.keepaliveSeconds)
     await withTaskGroup(of: Void.self) { group in
       group.addTask { for await event in connection.events { await self.handle(event) } }
@@ -291,15 +293,17 @@ public actor MQTTBridge {
     await refresh()
   }
 
-  /// An input the engine acted on: a board's button goes to Home Assistant's event entity (the daemon does not
-  /// tell a long press apart yet); switches and boards coming and going make no event, so the state is
+  /// A board's button, to Home Assistant's event entity: `press`, or `long_press` for one held for the board's
+  /// long-press time (reported while still held; its release is no event).
+  private func publishButton(_ board: String, _ kind: PressKind) {
+    let payload = HomeAssistantDiscovery.buttonEvent(long: kind == .longPress)
+    send { (connection) throws(MQTTError) in try connection.publish(topics.button(board), payload, retain: false) }
+  }
+
+  /// An input the engine acted on: switches and boards coming and going make no event, so the state is
   /// compared now rather than at the next keepalive.
   private func handle(_ input: EngineInput) async {
     switch input {
-    case .acknowledge(let board?):
-      send { (connection) throws(MQTTError) in
-        try connection.publish(topics.button(board), #"{"event_type":"press"}"#, retain: false)
-      }
     case .setDoNotDisturb, .setSilent, .boardBack, .boardLost:
       await refresh()
     default:

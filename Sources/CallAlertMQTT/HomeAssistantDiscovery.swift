@@ -37,6 +37,12 @@ public struct HomeAssistantDiscovery: Sendable {
   /// The event types of a board's button.
   public static let buttonEvents = ["press", "long_press"]
 
+  /// A board's button event as Home Assistant's event entity takes it on `<base>/…/boards/<board>/button`: a
+  /// JSON object whose `event_type` is one of ``buttonEvents``, `press` or (`long`) `long_press`.
+  public static func buttonEvent(long: Bool) -> String {
+    #"{"event_type":"\#(buttonEvents[long ? 1 : 0])"}"#
+  }
+
   /// Creates the builder.
   public init(topics: MQTTTopics) { self.topics = topics }
 

@@ -28,7 +28,7 @@ public struct MQTTTopics: Equatable, Sendable {
   public var hostState: String { "\(base)/hosts/\(node)/state" }
   /// A board's state (connected, ringing, what it plays), retained JSON.
   public func board(_ name: String) -> String { "\(base)/hosts/\(node)/boards/\(Self.encode(name))/state" }
-  /// A board's button events (not retained): `{"event_type":"press"}`.
+  /// A board's button events (not retained): `{"event_type":"press"}` or `{"event_type":"long_press"}`.
   public func button(_ name: String) -> String { "\(base)/hosts/\(node)/boards/\(Self.encode(name))/button" }
   /// Commands to one board: ring a pattern (Home Assistant's siren).
   public func ringCommand(_ name: String) -> String {

@@ -245,11 +245,27 @@ struct BrokerEndToEndTests {
     defer { state.kill(SIGKILL) }
     #expect(await Lines(state.lines).first(within: 10) { $0.contains(#""connected":true"#) } != nil)
     let runner = try #require(runners.withLock { $0["desk"] })
+    let topic = "callalert/hosts/upstairs/boards/desk/button "
     await runner.setButton(down: true)
     try await Task.sleep(for: .milliseconds(150))  // a person's short press, longer than the debounce
     await runner.setButton(down: false)
-    let event = await lines.first(within: 10) { $0.hasPrefix("callalert/hosts/upstairs/boards/desk/button ") }
-    #expect(event == #"callalert/hosts/upstairs/boards/desk/button {"event_type":"press"}"#)
+    let press = await lines.first(within: 10) { $0.hasPrefix(topic) }
+    #expect(press == topic + #"{"event_type":"press"}"#)
+
+    // A long press, on a ringing call: the board reports it once held 1 s (its clock is real time, so the
+    // hold is real), still acknowledges the call, and is `long_press` for Home Assistant. Released only once
+    // seen, so the hold is as long as it takes and no longer.
+    try await broker.publish("callalert/calls/c9", callMessage("c9"))
+    #expect(await host.events.first(within: 10) { $0.isEvent("ringing", call: "c9") } != nil, "\(host.events.all)")
+    await runner.setButton(down: true)
+    let long = await lines.first(within: 10) { $0.hasPrefix(topic) && !$0.hasSuffix(#""press"}"#) }
+    await runner.setButton(down: false)
+    #expect(long == topic + #"{"event_type":"long_press"}"#, "\(lines.all)")
+    let stopped = await host.events.first(within: 10) { $0.isEvent("stopped", call: "c9") }
+    #expect(stopped?.contains(#""reason":"acknowledged""#) == true, "\(host.events.all)")
+
+    let events = lines.all.filter { $0.hasPrefix(topic) }.map { $0.dropFirst(topic.count) }
+    #expect(events == [#"{"event_type":"press"}"#, #"{"event_type":"long_press"}"#], "\(lines.all)")
     try await host.stop()
     await broker.stop()
   }
