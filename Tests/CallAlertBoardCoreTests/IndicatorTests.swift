@@ -167,6 +167,23 @@ struct ButtonTests {
     #expect(bench.buttonEvents.map(\.event.kind) == [.longPress])
   }
 
+  @Test("after a long press that stopped a play, the next short press is reported too")
+  func pressAfterALongPressThatStoppedAPlay() {
+    var bench = Bench()
+    bench.hello()
+    bench.send(play(1))
+    bench.advance(to: 100)
+    bench.setButtons(1)
+    bench.advance(to: 1_500)
+    bench.setButtons(0)
+    bench.advance(to: 2_000)
+    bench.setButtons(1)
+    bench.advance(to: 2_100)
+    bench.setButtons(0)
+    bench.advance(to: 3_000)
+    #expect(bench.buttonEvents.map(\.event.kind) == [.longPress, .press])
+  }
+
   @Test("other buttons are reported but do not stop the play")
   func otherButton() {
     var configuration = Bench.configuration
