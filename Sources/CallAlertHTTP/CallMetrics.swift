@@ -128,10 +128,21 @@ public final class CallMetrics: Sendable {
     }
   }
 
-  /// Sets the boards' gauges from a status.
-  func update(from status: StatusReport) {
+  /// Sets the boards' gauges, and each call source's, from a status.
+  ///
+  /// `callalert_source_up{name,kind}` is 1 while a source is connected or registered (a FRITZ!Box or AMI
+  /// connection, a SIP account's registration, the MQTT broker) and 0 while it connects or fails; the status's
+  /// `sources` say why. `callalert_source_failures{name,kind}` is how many attempts failed in a row.
+  public func update(from status: StatusReport) {
     boardsConnected.record(status.boards.filter(\.connected).count)
     boardsConfigured.record(status.boards.count)
+    for source in status.sources ?? [] {
+      let dimensions = [("name", source.name), ("kind", source.kind)]
+      let up = source.state == "connected" || source.state == "registered"
+      Metrics.Gauge(label: "callalert_source_up", dimensions: dimensions, factory: factory).record(up ? 1 : 0)
+      Metrics.Gauge(label: "callalert_source_failures", dimensions: dimensions, factory: factory)
+        .record(source.failures)
+    }
   }
 
   /// The Prometheus text of every metric.

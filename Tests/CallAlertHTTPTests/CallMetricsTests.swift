@@ -1,4 +1,6 @@
+import CallAlertControl
 import CallAlertHTTP
+import Foundation
 import Testing
 
 /// The link counters become Prometheus counters that only rise, across a reconnect too.
@@ -19,6 +21,25 @@ struct CallMetricsTests {
     #expect(value("callalert_link_retransmissions_total") == "6")
     #expect(value("callalert_link_resyncs_total") == "1")
     #expect(value("callalert_link_decode_errors_total") == "2")
+  }
+
+  /// Each call source's health is a gauge: up (1) while connected or registered, 0 otherwise, and its failures
+  /// in a row (issue 16: a SIP account's registration health in /metrics; the same for bridges and MQTT).
+  @Test func everySourceIsAGaugeOfItsHealth() throws {
+    let json = #"""
+      {"boards":[{"connected":true,"firmware":"0.1.0","link":"connected","name":"board","serial":"VB-board",
+      "table_version":0}],"calls":[],"do_not_disturb":{"active":false,"mode":"off","silent":false},"missed":[],
+      "sources":[{"address":"127.0.0.1:9","failures":3,"kind":"fritzbox","name":"box","state":"failing"},
+      {"address":"pbx.example:5060","failures":0,"kind":"sip","name":"desk-ext","state":"connected"}]}
+      """#
+    let status = try JSONDecoder().decode(StatusReport.self, from: Data(json.utf8))
+    let metrics = CallMetrics()
+    metrics.update(from: status)
+    let lines = metrics.text().split(separator: "\n").map(String.init)
+    #expect(lines.contains(#"callalert_source_up{name="box",kind="fritzbox"} 0.0"#), "\(lines)")
+    #expect(lines.contains(#"callalert_source_failures{name="box",kind="fritzbox"} 3.0"#))
+    #expect(lines.contains(#"callalert_source_up{name="desk-ext",kind="sip"} 1.0"#))
+    #expect(lines.contains(#"callalert_boards_connected 1.0"#))
   }
 
   /// Each board's call-to-PLAY times land in its own histogram, in the buckets of the HTTP call-to-ringing one.
