@@ -154,7 +154,12 @@ public enum Daemon {
       sources: configuration.sources, region: configuration.engine.defaultRegion, service: service,
       clock: ContinuousClock(), logger: logger)
     let mqtt = MQTTBridge.make(configuration, service: service, patterns: patternTable, logger: logger)
-    let sip = SIPService(configuration: configuration, service: service, clock: ContinuousClock(), logger: logger)
+    let sip = SIPService(
+      configuration: configuration, service: service, clock: ContinuousClock(), logger: logger,
+      announce: { [format = configuration.eventsFormat] source in
+        let line = source.eventLine(format: format, at: Date())
+        if let eventSink { eventSink(line) } else { printer?.print(line) }
+      })
     let handler = ControlHandler(
       service: service, history: writer, reloader: reloader, logger: logger, bridges: bridges, mqtt: mqtt,
       sip: sip?.sources)

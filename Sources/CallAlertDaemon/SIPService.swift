@@ -5,6 +5,7 @@ import CallAlertInputs
 import CallAlertSIP
 import Logging
 import ServiceLifecycle
+import Synchronization
 
 /// The config's SIP ring extensions (`sip: accounts:`, docs/SIP.md) as a named service: each account
 /// registered and kept registered, its INVITEs ringing the boards through the alert service, its health in
@@ -14,8 +15,28 @@ struct SIPService<C: Clock>: Service where C.Duration == Duration {
   let extensions: SIPRingExtension<C>
 
   /// The service for the config's accounts; nil when it has none.
-  init?(configuration: DaemonConfiguration, service: AlertService<C>, clock: C, logger: Logger) {
+  ///
+  /// - Parameter announce: told an account's entry each time its state changes (registered, failing...), for an
+  ///   event line beside the engine's events.
+  init?(
+    configuration: DaemonConfiguration, service: AlertService<C>, clock: C, logger: Logger,
+    announce: (@Sendable (StatusReport.Source) -> Void)? = nil
+  ) {
     guard !configuration.sipAccounts.isEmpty else { return nil }
+    // Every change of an account's state is followed by a report (a log line), so the states are compared
+    // there; the extension is only known once made, hence the holder.
+    let made = Mutex<SIPRingExtension<C>?>(nil)
+    let lastStates = Mutex<[String: String]>([:])
+    let announceChanges: @Sendable () -> Void = {
+      guard let announce, let extensions = made.withLock({ $0 }) else { return }
+      let changed = lastStates.withLock { last in
+        Self.sources(of: extensions).filter { source in
+          defer { last[source.name] = source.state }
+          return last[source.name] != source.state
+        }
+      }
+      for source in changed { announce(source) }
+    }
     extensions = SIPRingExtension(
       accounts: configuration.sipAccounts, region: configuration.engine.defaultRegion, clock: clock,
       deliver: { input in
@@ -25,7 +46,11 @@ struct SIPService<C: Clock>: Service where C.Duration == Duration {
           }
         }
       },
-      report: { report in Self.log(report, logger: logger) })
+      report: { report in
+        Self.log(report, logger: logger)
+        announceChanges()
+      })
+    made.withLock { $0 = extensions }
   }
 
   func run() async throws {
@@ -33,7 +58,9 @@ struct SIPService<C: Clock>: Service where C.Duration == Duration {
   }
 
   /// Each account's entry for `status`.
-  @Sendable func sources() -> [StatusReport.Source] {
+  @Sendable func sources() -> [StatusReport.Source] { Self.sources(of: extensions) }
+
+  private static func sources(of extensions: SIPRingExtension<C>) -> [StatusReport.Source] {
     extensions.health().map { entry in
       let account = entry.account
       return StatusReport.Source(

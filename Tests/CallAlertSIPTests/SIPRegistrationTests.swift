@@ -63,9 +63,11 @@ struct SIPRegistrationTests {
     let port = SIPpProcess.freeUDPPort()
     let password = try Self.passwordFile("s3cret")
     defer { try? FileManager.default.removeItem(atPath: password) }
-    let rig = try await SIPRig(account: "registrar: 127.0.0.1:\(port)\npassword_file: \(password)")
+    var rig = try await SIPRig(account: "registrar: 127.0.0.1:\(port)\npassword_file: \(password)")
     #expect(await rig.log.waitFor("REGISTER failed: 503"))
     #expect(try await rig.status().contains(#""state":"failing""#))
+    // Each change of the account's state is an event line beside the engine's events.
+    #expect(await rig.event(#""event":"source""#, #""kind":"sip""#, #""state":"failing""#, "503") != nil)
     let registrar = try SIPpProcess(
       scenario: "register-digest.xml",
       arguments: ["-p", "\(port)", "-m", "1", "-key", "expires", "120", "-timeout", "20s"])
@@ -73,6 +75,7 @@ struct SIPRegistrationTests {
     #expect(await rig.log.waitFor("registered as sip:201@127.0.0.1"))
     let status = try await rig.status()
     #expect(status.contains(#""state":"connected""#) && !status.contains(#""reason""#), "\(status)")
+    #expect(await rig.event(#""event":"source""#, #""kind":"sip""#, #""state":"connected""#) != nil)
     #expect(await registrar.result().status == 0)
     try await rig.stop()
   }
