@@ -76,16 +76,23 @@ struct SIPTLSTests {
       process.standardInput = input  // held open: s_server ends when its input does
       process.standardOutput = output
       process.standardError = output
-      output.fileHandleForReading.readabilityHandler = { handle in
-        let data = handle.availableData
-        if data.isEmpty {
-          handle.readabilityHandler = nil
-          sink.finish()
-        } else {
-          sink.yield(String(decoding: data, as: UTF8.self))
-        }
-      }
+      // Read on a thread of its own, not through FileHandle.readabilityHandler: Foundation closes the pipe when
+      // the handle goes while libdispatch may still have its source registered, which crashed the test process
+      // inside _dispatch_event_loop_drain (seen in make test; the daemon tests' reader changed for the same
+      // reason). The thread ends at the end of the output, when s_server is killed.
       try process.run()
+      let reading = output.fileHandleForReading
+      Thread.detachNewThread {
+        var buffer = [UInt8](repeating: 0, count: 4_096)
+        while true {
+          let count = read(reading.fileDescriptor, &buffer, buffer.count)
+          if count < 0 && errno == EINTR { continue }
+          guard count > 0 else { break }
+          sink.yield(String(decoding: buffer[..<count], as: UTF8.self))
+        }
+        sink.finish()
+        try? reading.close()
+      }
     }
 
     /// Waits until what it received contains `text`; false when it ended first.
