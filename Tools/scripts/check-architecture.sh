@@ -43,3 +43,13 @@ if problems:
     sys.exit(1)
 print(f"check-architecture: {len(rules)} modules, Package.swift matches docs/ARCHITECTURE.md")
 '
+
+# No descriptor is handed to libdispatch (docs/ARCHITECTURE.md, "No descriptor for libdispatch"): dispatch read/write
+# sources, DispatchIO and FileHandle's readability handlers crashed the process inside
+# _dispatch_event_loop_drain when their descriptor was closed before libdispatch let go of it. Descriptors go
+# through CallAlertTransport's DescriptorChannel or DescriptorWatch; signal sources are fine.
+if grep -rnE "makeReadSource|makeWriteSource|DispatchIO|readabilityHandler|writeabilityHandler" \
+  --include='*.swift' Sources Tests Tools | grep -vE '^[^:]+:[0-9]+:[[:space:]]*//'; then
+  echo "check-architecture: the lines above hand a descriptor to libdispatch; use DescriptorChannel or DescriptorWatch" >&2
+  exit 1
+fi
