@@ -264,8 +264,19 @@ struct BrokerEndToEndTests {
     let stopped = await host.events.first(within: 10) { $0.isEvent("stopped", call: "c9") }
     #expect(stopped?.contains(#""reason":"acknowledged""#) == true, "\(host.events.all)")
 
+    // And a short press after it is a press again. A person lets go for longer than the debounce first: a
+    // release shorter than that is contact bounce, and would only continue the hold.
+    try await Task.sleep(for: .milliseconds(100))
+    let seen = lines.all.count
+    await runner.setButton(down: true)
+    try await Task.sleep(for: .milliseconds(150))
+    await runner.setButton(down: false)
+    let again = await lines.first(within: 10, from: seen) { $0.hasPrefix(topic) }
+    #expect(again == topic + #"{"event_type":"press"}"#, "\(lines.all)")
+
     let events = lines.all.filter { $0.hasPrefix(topic) }.map { $0.dropFirst(topic.count) }
-    #expect(events == [#"{"event_type":"press"}"#, #"{"event_type":"long_press"}"#], "\(lines.all)")
+    let expected = [#"{"event_type":"press"}"#, #"{"event_type":"long_press"}"#, #"{"event_type":"press"}"#]
+    #expect(events == expected.map { Substring($0) }, "\(lines.all)")
     try await host.stop()
     await broker.stop()
   }
