@@ -67,8 +67,9 @@ struct ConfigParser {
     let root: Node?
     do {
       // `.basic`: the parser reads every scalar as text itself, so Yams' implicit typing (a regular expression
-      // per rule per scalar, run even for duplicate-key checks) would be pure cost.
-      root = try Yams.compose(yaml: text, .basic)
+      // per rule per scalar, run even for duplicate-key checks) would be pure cost. The encoding is named: left
+      // to its default, Yams reads the whole process environment on every parse (its YAMS_DEFAULT_ENCODING).
+      root = try Yams.compose(yaml: text, .basic, .default, .utf8)
     } catch {
       yamlError(error, text: text)
       return config
