@@ -52,10 +52,16 @@ public enum BoardLocator {
     }
   }
 
-  /// Asks the board at `path` for its INFO: open, HELLO, close. Fails fast (two tries of 150 ms).
-  public static func probe(_ path: String, baudRate: Int = SerialPort.defaultBaudRate) async throws -> BoardInfo {
+  /// How long a probe waits for HELLO's answer: two tries of 150 ms, so that a port with nothing behind it
+  /// does not hold up `callalert ports` or `--port auto`.
+  public static let probeTiming = LinkTiming(baseTimeoutMs: 150, maxTries: 2)
+
+  /// Asks the board at `path` for its INFO: open, HELLO, close. Fails fast (``probeTiming``).
+  public static func probe(
+    _ path: String, baudRate: Int = SerialPort.defaultBaudRate, timing: LinkTiming = probeTiming
+  ) async throws -> BoardInfo {
     let transport = try SerialPort.open(path, baudRate: baudRate)
-    let options = BoardClientOptions(timing: LinkTiming(baseTimeoutMs: 150, maxTries: 2), handshakeAttempts: 1)
+    let options = BoardClientOptions(timing: timing, handshakeAttempts: 1)
     let client = BoardClient(transport: transport, clock: ContinuousClock(), options: options)
     let result: Result<BoardInfo, BoardClientError>
     do { result = .success(try await client.connect()) } catch { result = .failure(error) }
@@ -76,11 +82,11 @@ public enum BoardLocator {
 
   /// Probes the likely boards among `ports` (every one with `all`): a board's INFO, or why not, and for a
   /// port held by another process, who holds it.
-  static func probe(_ ports: [Port], all: Bool) async -> [Port] {
+  static func probe(_ ports: [Port], all: Bool, timing: LinkTiming = probeTiming) async -> [Port] {
     var ports = ports
     for index in ports.indices where all || isLikelyBoard(ports[index]) {
       do {
-        ports[index].board = try await probe(ports[index].path)
+        ports[index].board = try await probe(ports[index].path, timing: timing)
       } catch {
         ports[index].probeError = "\(error)"
         if let error = error as? SerialPortError, error.code == .busy {

@@ -1,3 +1,4 @@
+import CallAlertProtocol
 import CallAlertSerial
 import CallAlertTestSupport
 import CallAlertTransport
@@ -37,7 +38,10 @@ struct BoardLocatorBusyTests {
     // Released, the same port answers as a board.
     daemon.close()
     await daemon.waitUntilReleased()
-    let free = await BoardLocator.probe([BoardLocator.Port(path: board.slavePath)], all: false)
+    // The virtual board runs in this process, on a pool that a parallel test run keeps busy: the probe's own
+    // 300 ms is for a real board, and was once too short here (CI failed with "HELLO got no answer").
+    let patient = LinkTiming(baseTimeoutMs: 2_000, maxTries: 3)
+    let free = await BoardLocator.probe([BoardLocator.Port(path: board.slavePath)], all: false, timing: patient)
     #expect(free[0].board != nil && !free[0].isBusy, "\(free[0].probeError ?? "")")
     #expect(try BoardLocator.choose(from: free) == board.slavePath)
     await board.stop()
