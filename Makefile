@@ -95,9 +95,10 @@ soak: deps
 fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) Tools/scripts/fuzz.sh
 
-## fuzz-long: the long mode, ten million executions per target (hours on 2 cores; not in CI)
+## fuzz-long: the long mode, ten million executions per target, shared among one fuzzer process per core
+## (FUZZ_JOBS; hours on 2 cores; not in CI)
 fuzz-long: deps
-	FUZZ_RUNS=$${FUZZ_RUNS:-10000000} Tools/scripts/fuzz.sh
+	FUZZ_RUNS=$${FUZZ_RUNS:-10000000} FUZZ_JOBS=$${FUZZ_JOBS:-$$(nproc)} Tools/scripts/fuzz.sh
 
 ## firmware: the board firmware (Embedded Swift, same core as the virtual board) for every board: mps2-an386
 ## (QEMU), microbit-v1, microbit-v2; BOARD=... builds one. Writes firmware/build/callalert-BOARD.elf and .hex

@@ -12,7 +12,8 @@
 #             from Tests/CallAlertBridgesTests/Fixtures/ami-*.txt
 #   (for both, an input's first byte says where the stream is cut in two chunks)
 # FUZZ_TARGETS="decoder push" runs a subset. The long mode, FUZZ_RUNS=10000000 (`make fuzz-long`), runs each
-# target for that many executions instead of a time. Each target keeps its corpus and crashing inputs in
+# target for that many executions instead of a time. FUZZ_JOBS=N shares a target's executions among N fuzzer
+# processes on one corpus (each reloads what the others find), one per core; their logs are fuzz-1.log ... Each target keeps its corpus and crashing inputs in
 # fuzz-artifacts/<target>/; replay one with the plain build: swift run callalert-fuzz-<target> <file>.
 # Exits non-zero when any target found a crash, a leak or a timeout.
 set -euo pipefail
@@ -95,27 +96,34 @@ for target in $targets; do
   corpus=$dir/corpus
   mkdir -p "$corpus"
   seed "$target" "$corpus"
-  log=$dir/fuzz.log
+  jobs=${FUZZ_JOBS:-1}
   if [ -n "${FUZZ_RUNS:-}" ]; then
-    budget=(-runs="$FUZZ_RUNS")
+    budget=(-runs="$(((FUZZ_RUNS + jobs - 1) / jobs))")
   else
     budget=(-max_total_time="$seconds")
   fi
+  if [ "$jobs" -gt 1 ]; then logs=$(seq -f "$dir/fuzz-%g.log" 1 "$jobs"); else logs=$dir/fuzz.log; fi
   started=$(date +%s)
-  set +e
-  "$scratch/release/callalert-fuzz-$target" "$corpus" "${budget[@]}" -max_len=4096 -timeout=10 \
-    -artifact_prefix="$dir/" -print_final_stats=1 >"$log" 2>&1
-  code=$?
-  set -e
+  pids=()
+  for log in $logs; do
+    "$scratch/release/callalert-fuzz-$target" "$corpus" "${budget[@]}" -max_len=4096 -timeout=10 \
+      -artifact_prefix="$dir/" -print_final_stats=1 >"$log" 2>&1 &
+    pids+=($!)
+  done
+  code=0
+  for pid in "${pids[@]}"; do wait "$pid" || code=$?; done
   elapsed=$(($(date +%s) - started))
-  executions=$(grep -E "^stat::number_of_executed_units" "$log" | awk '{print $2}' | tail -1)
-  rate=$(grep -E "^stat::average_exec_per_sec" "$log" | awk '{print $2}' | tail -1)
+  # shellcheck disable=SC2086 # $logs is a list of paths without spaces
+  executions=$(cat $logs | awk '/^stat::number_of_executed_units/ {sum += $2} END {print sum + 0}')
+  rate=$((executions / (elapsed > 0 ? elapsed : 1)))
   seconds=$elapsed
   crashes=$(find "$dir" -maxdepth 1 \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) \
     | wc -l)
-  grep -E "SUMMARY|ERROR|==ERROR|Fatal error|precondition" "$log" | head -5 || true
-  line="fuzz $target: ${seconds}s, ${executions:-0} executions (${rate:-0}/s), corpus $(ls "$corpus" | wc -l)"
-  line="$line, crashes: $crashes (log: $log)"
+  # shellcheck disable=SC2086
+  grep -hE "SUMMARY|ERROR|==ERROR|Fatal error|precondition" $logs | head -5 || true
+  line="fuzz $target: ${seconds}s, ${executions:-0} executions (${rate:-0}/s in $jobs process(es))"
+  line="$line, corpus $(ls "$corpus" | wc -l)"
+  line="$line, crashes: $crashes (log: $(echo $logs))"
   echo "$line"
   summary+=("$line")
   if [ "$code" -ne 0 ] || [ "$crashes" -ne 0 ]; then status=1; fi
