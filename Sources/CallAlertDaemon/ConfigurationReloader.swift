@@ -58,15 +58,29 @@ struct ConfigurationChange: CustomStringConvertible, Equatable {
 
   init(from old: DaemonConfiguration, to new: DaemonConfiguration) {
     var changed = Self.differences(old.engine, new.engine)
-    changed += Self.differences(old, new).filter { $0 != "engine" }
-    let boundAtStart: Set = ["socket.path", "socket.mode", "socket.allow_others", "history.path"]
-    needRestart = changed.filter { boundAtStart.contains($0) }
-    applied = changed.filter { !boundAtStart.contains($0) }
-    // Each board has its link from the start: a board added or removed needs a restart to be connected or let go.
+    // `patternNameUses` only records where the names above are written: it moves with every edited line.
+    changed += Self.differences(old, new).filter { $0 != "engine" && $0 != "patternNameUses" }
+    needRestart = changed.filter { Self.boundAtStart.contains($0) }
+    applied = changed.filter { !Self.boundAtStart.contains($0) }
+    // Each board has its link from the start: a board added or removed needs a restart to be connected or let go,
+    // and so does a board's new port or serial number (its link keeps the one it opened).
     if Set(old.engine.boards.map(\.name)) != Set(new.engine.boards.map(\.name)) {
       needRestart.append("the list of boards")
     }
+    let before = Dictionary(old.engine.boards.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+    for board in new.engine.boards {
+      guard let was = before[board.name] else { continue }
+      if was.port != board.port { needRestart.append("boards.\(board.name).port") }
+      if was.serialNumber != board.serialNumber { needRestart.append("boards.\(board.name).serial") }
+    }
   }
+
+  /// What the daemon sets up once, at start: the socket, the history, the pattern file (compiled and flashed
+  /// to the boards), and the call sources and services, each a connection or a listener of its own.
+  static let boundAtStart: Set = [
+    "socket.path", "socket.mode", "socket.group", "socket.allow_others", "history.path", "history.keep_days",
+    "patterns.file", "sources", "http", "mqtt", "sip",
+  ]
 
   /// `changed cap, do_not_disturb; socket.path takes effect at the next start` or `nothing changed`.
   var description: String {
@@ -84,8 +98,9 @@ struct ConfigurationChange: CustomStringConvertible, Equatable {
     "capMs": "cap", "tombstoneMs": "tombstone", "boards": "boards", "patternRules": "patterns.rules",
     "defaultPattern": "patterns.default", "doNotDisturb": "do_not_disturb", "defaultRegion": "region",
     "missedIndicator": "missed_indicator", "socketPath": "socket.path", "socketMode": "socket.mode",
-    "socketAllowOthers": "socket.allow_others", "historyPath": "history.path", "eventsFormat": "events",
-    "patternsFile": "patterns.file", "pushRules": "push_rules",
+    "socketAllowOthers": "socket.allow_others", "socketGroup": "socket.group", "historyPath": "history.path",
+    "historyKeepDays": "history.keep_days", "eventsFormat": "events", "patternsFile": "patterns.file",
+    "pushRules": "push_rules", "sources": "sources", "http": "http", "mqtt": "mqtt", "sipAccounts": "sip",
   ]
 
   /// The stored properties whose values differ, in declaration order.
