@@ -138,9 +138,10 @@ struct ServiceManagerTests {
       connect: { throw Unavailable(description: reason.withLock { $0 }) }, submit: { _ in })
     let running = Task { await driver.run() }
 
-    /// Moves the test clock on in small steps until `condition` holds; false after 10 s of real time.
+    /// Moves the test clock on in small steps until `condition` holds; false after 45 s of real time (the
+    /// attempts take about 200 steps; with 10 s a parallel run on a loaded machine once ran out of time).
     func advance(until condition: () -> Bool) async -> Bool {
-      let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+      let deadline = ContinuousClock.now.advanced(by: .seconds(45))
       while !condition() {
         if ContinuousClock.now > deadline { return false }
         await clock.advance(by: .milliseconds(100))
