@@ -88,7 +88,12 @@ struct ControlLineReader {
   /// line may leave it out.
   func request(impliedType: String? = nil) throws(InputError) -> ControlRequest {
     guard bytes.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) else {
-      throw error(0, "", "empty line; send one JSON object per line, e.g. {\"type\":\"status\"}")
+      guard let impliedType else {
+        throw error(0, "", "empty line; send one JSON object per line, e.g. {\"type\":\"status\"}")
+      }
+      // An HTTP body: the control socket's lines and their "type" are not what its caller sees.
+      let example = impliedType == "call" ? ", e.g. {\"id\":\"c1\",\"caller\":\"+4930123456\"}" : ""
+      throw error(0, "", "the body is empty; send a JSON object\(example)")
     }
     let root: JSONValue
     do {

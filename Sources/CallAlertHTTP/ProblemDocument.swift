@@ -73,7 +73,10 @@ public struct ProblemDocument: Error, Equatable, Sendable {
   static func notFound(_ path: String) -> ProblemDocument {
     ProblemDocument(
       "not-found", title: "Not found", status: 404,
-      detail: "no route \(DisplayText.excerpt(path)); the routes are in docs/openapi.yaml", location: "path")
+      detail: "no route \(DisplayText.excerpt(path))"
+        + (HTTPRoutes.suggestion(for: path).map { "; did you mean \(DisplayText.excerpt($0))?" } ?? "")
+        + "; the routes are in docs/openapi.yaml",
+      location: "path")
   }
 
   static func methodNotAllowed(_ method: String, allowed: [String]) -> ProblemDocument {
