@@ -8,12 +8,15 @@ extension Doctor {
 
   /// The phone-system sources (docs/SOURCES.md): each one's health as the running daemon reports it, or,
   /// without a daemon, whether its host accepts a connection and (AMI) whether its secret file may be used.
-  func sourceFindings(_ sources: [BridgeSource], daemon: StatusReport?) async -> [DoctorFinding] {
+  /// `others`: the other call sources configured (`MQTT`, `SIP`), checked on their own.
+  func sourceFindings(_ sources: [BridgeSource], daemon: StatusReport?, others: [String] = []) async -> [DoctorFinding]
+  {
     guard !sources.isEmpty else {
+      let also = others.isEmpty ? "" : ", " + others.joined(separator: " and ") + " (checked below)"
       return [
         DoctorFinding(
           "sources", .skipped,
-          "no phone-system sources configured: calls come from standard input, the control socket and pushes; "
+          "no phone-system sources configured: calls come from standard input, the control socket and pushes\(also); "
             + "a FRITZ!Box or Asterisk can ring the boards too (`sources:` in the config, docs/SOURCES.md)")
       ]
     }

@@ -8,7 +8,7 @@ import Foundation
 /// is installed and keeps ModemManager away; each configured board is found, readable and writable by this
 /// user, speaks this protocol and holds the table `patterns.file` builds (a BBC micro:bit is named as one, and
 /// told apart from a micro:bit without the CallAlert image); the history is writable; each phone-system source
-/// is connected (as the daemon reports) or at least reachable.
+/// is connected (as the daemon reports) or at least reachable, and so are the MQTT broker and each SIP account.
 public struct Doctor<System: DoctorSystem>: Sendable {
   /// The machine.
   public var system: System
@@ -54,7 +54,9 @@ public struct Doctor<System: DoctorSystem>: Sendable {
       findings.append(
         DoctorFinding("sources", .skipped, "not checked: the config does not load, so its sources are unknown"))
     } else {
-      findings += await sourceFindings(effective.sources, daemon: try? status.get())
+      let others = [effective.mqtt.map { _ in "MQTT" }, effective.sipAccounts.isEmpty ? nil : "SIP"].compactMap { $0 }
+      findings += await sourceFindings(effective.sources, daemon: try? status.get(), others: others)
+      findings += await serviceFindings(effective, daemon: try? status.get())
     }
     return DoctorReport(findings: findings, version: version)
   }

@@ -213,3 +213,77 @@ extension DoctorSourceTests {
     #expect(failure.description.contains("127.0.0.1:\(bound.port)"))
   }
 }
+
+/// `callalert doctor` and the MQTT broker and SIP accounts (docs/MQTT.md, docs/SIP.md): before, a config with
+/// only those was told "no phone-system sources configured" and nothing of them was checked.
+@Suite("Doctor: MQTT and SIP")
+struct DoctorServiceTests {
+  static func config(_ setup: DoctorSourceTests.Setup) throws -> String {
+    let path = setup.folder.appendingPathComponent("services.yaml").path
+    try """
+    mqtt:
+      broker: mqtt://broker.lan
+      node_id: upstairs
+      user: callalert
+      password_file: \(setup.secret)
+    sip:
+      accounts:
+        - name: desk
+          registrar: pbx.lan
+          user: "201"
+          transport: tcp
+          password_file: \(setup.secret)
+        - name: trunk
+          registrar: sip.example.com:5070
+          user: "202"
+    """.write(toFile: path, atomically: true, encoding: .utf8)
+    return path
+  }
+
+  @Test func withoutADaemonTheBrokerAndATCPRegistrarAreDialledAndPasswordsChecked() async throws {
+    let setup = try DoctorSourceTests.Setup()
+    var script = Script()
+    script.connects["broker.lan:1883"] = .success(())
+    script.secrets[setup.secret] = .failure(.init("secret file \(setup.secret) may be read by others"))
+    let report = await DoctorTests.run(DoctorTests.brokenMachine(), script, config: try Self.config(setup))
+    #expect(report.finding("config")?.status == .ok, "\(String(describing: report.finding("config")))")
+    #expect(script.connectLog.all.map(\.address) == ["broker.lan:1883", "pbx.lan:5060"])
+    #expect(report.finding("mqtt upstairs")?.status == .ok)
+    #expect(report.finding("mqtt upstairs: password")?.status == .error)
+    #expect(report.finding("mqtt upstairs: password")?.fix?.contains("mqtt.password_file") == true)
+    let desk = try #require(report.finding("sip desk"))
+    #expect(desk.status == .error)
+    #expect(desk.summary == "pbx.lan:5060 does not accept a connection: pbx.lan:5060: Connection refused")
+    #expect(report.finding("sip desk: password")?.status == .error)
+    // UDP: only a REGISTER would tell, and that is the daemon's to send.
+    let trunk = try #require(report.finding("sip trunk"))
+    #expect(trunk.status == .skipped)
+    #expect(trunk.summary.contains("sip.example.com:5070 over UDP is not tried"))
+    let sources = try #require(report.finding("sources"))
+    #expect(sources.summary.contains("MQTT and SIP (checked below)"), "\(sources.summary)")
+  }
+
+  @Test func aRunningDaemonsViewOfTheBrokerAndTheAccountsIsReported() async throws {
+    let setup = try DoctorSourceTests.Setup()
+    let status = try DoctorSourceTests.status(
+      sources: #"""
+        {"name":"upstairs","kind":"mqtt","address":"mqtt://broker.lan","state":"connected","failures":0},\#
+        {"name":"desk","kind":"sip","address":"pbx.lan","state":"failing",\#
+        "reason":"the registrar answered 403 Forbidden","next_attempt_ms":29500,"failures":3}
+        """#)
+    let script = Script(daemon: .success(status))
+    let report = await DoctorTests.run(DoctorTests.brokenMachine(), script, config: try Self.config(setup))
+    #expect(report.finding("mqtt upstairs")?.status == .ok)
+    #expect(report.finding("mqtt upstairs")?.summary == "connected: mqtt://broker.lan (as the daemon reports)")
+    let desk = try #require(report.finding("sip desk"))
+    #expect(desk.status == .error)
+    #expect(
+      desk.summary == "pbx.lan: the registrar answered 403 Forbidden (3 failure(s) in a row; next attempt in 30 s)")
+    #expect(desk.fix?.contains("docs/SIP.md") == true)
+    // An account the daemon does not know was added after it started.
+    let trunk = try #require(report.finding("sip trunk"))
+    #expect(trunk.status == .warning)
+    #expect(trunk.fix?.contains("restart the daemon") == true)
+    #expect(script.connectLog.all.isEmpty, "the daemon's view: nothing is dialled from here")
+  }
+}
