@@ -26,8 +26,8 @@ extension Doctor {
     if let daemon {
       return [
         reportedFinding(
-          check, kind: "mqtt", name: settings.nodeID, address: settings.url, daemon: daemon, connected: "connected",
-          restart: "`reload` does not reconnect MQTT", fix: fix)
+          check, kind: "mqtt", name: settings.nodeID, described: "the broker \(settings.url)", daemon: daemon,
+          connected: "connected to", restart: "`reload` does not reconnect MQTT", fix: { _ in fix })
       ]
     }
     var findings = [await dialled(check, host: settings.host, port: settings.port, fix: fix, untried: "the login")]
@@ -45,9 +45,9 @@ extension Doctor {
     if let daemon {
       return [
         reportedFinding(
-          check, kind: "sip", name: account.name, address: account.registrar ?? "its own address",
-          daemon: daemon, connected: account.registrar == nil ? "listening" : "registered",
-          restart: "`reload` does not add SIP accounts", fix: fix)
+          check, kind: "sip", name: account.name, described: "the SIP account \(account.name)", daemon: daemon,
+          connected: account.registrar == nil ? "listening at" : "registered with",
+          restart: "`reload` does not add SIP accounts", fix: { _ in fix })
       ]
     }
     var findings: [DoctorFinding] = []
@@ -70,31 +70,6 @@ extension Doctor {
       findings.append(passwordFinding("\(check): password", path: path, key: "sip.accounts[].password_file"))
     }
     return findings
-  }
-
-  /// A connection as the daemon reports it (`status`'s sources, by kind and name).
-  private func reportedFinding(
-    _ check: String, kind: String, name: String, address: String, daemon: StatusReport, connected: String,
-    restart: String, fix: String
-  ) -> DoctorFinding {
-    guard let health = daemon.sources?.first(where: { $0.kind == kind && $0.name == name }) else {
-      return DoctorFinding(
-        check, .warning, "the daemon does not know it (\(address)): it was started before it was configured",
-        fix: "restart the daemon (`systemctl --user restart callalert`; \(restart))")
-    }
-    switch health.state {
-    case "connected":
-      return DoctorFinding(check, .ok, "\(connected): \(health.address) (as the daemon reports)")
-    case "connecting":
-      return DoctorFinding(
-        check, .warning, "the daemon is still connecting to \(health.address)",
-        fix: "run `callalert doctor` again in a few seconds; `callalert status` shows its state")
-    default:
-      let reason = health.reason ?? "no reason given"
-      let next = health.nextAttemptMs.map { "; next attempt in \(($0 + 999) / 1000) s" } ?? ""
-      return DoctorFinding(
-        check, .error, "\(health.address): \(reason) (\(health.failures) failure(s) in a row\(next))", fix: fix)
-    }
   }
 
   /// A TCP connect from here, with the short timeout the sources' check uses.

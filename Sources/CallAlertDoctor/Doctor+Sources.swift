@@ -33,30 +33,39 @@ extension Doctor {
 
   /// A source as the daemon reports it.
   private func reportedFinding(_ source: BridgeSource, daemon: StatusReport) -> DoctorFinding {
-    let check = "source \(source.name)"
-    let address = "\(source.host):\(source.port)"
-    guard let health = daemon.sources?.first(where: { $0.name == source.name }) else {
+    reportedFinding(
+      "source \(source.name)", kind: source.kind.rawValue, name: source.name,
+      described: "this \(source.kind.rawValue) source at \(source.host):\(source.port)", daemon: daemon,
+      connected: source.kind == .ami ? "connected and logged in to" : "connected to",
+      restart: "`reload` does not add sources", fix: { Self.sourceFix(source, reason: $0) })
+  }
+
+  /// A connection as the daemon reports it in `status`'s sources (found by kind and name): a source, the MQTT
+  /// broker or a SIP account. `fix` gets the reason it fails.
+  func reportedFinding(
+    _ check: String, kind: String, name: String, described: String, daemon: StatusReport, connected: String,
+    restart: String, fix: (String) -> String
+  ) -> DoctorFinding {
+    guard let health = daemon.sources?.first(where: { $0.kind == kind && $0.name == name }) else {
       return DoctorFinding(
         check, .warning,
-        "the daemon does not know this \(source.kind.rawValue) source at \(address): it was started "
-          + "before the source was added to the config",
-        fix: "restart the daemon to connect it (`systemctl --user restart callalert`; `reload` does not add sources)")
+        "the daemon does not know \(described): it was started before it was added to the config",
+        fix: "restart the daemon to connect it (`systemctl --user restart callalert`; \(restart))")
     }
     switch health.state {
     case "connected":
-      let what = source.kind == .ami ? "connected and logged in" : "connected"
-      return DoctorFinding(check, .ok, "\(what) to \(health.address) (as the daemon reports)")
+      return DoctorFinding(check, .ok, "\(connected) \(health.address) (as the daemon reports)")
     case "connecting":
       return DoctorFinding(
         check, .warning, "the daemon is still connecting to \(health.address)",
-        fix: "run `callalert doctor` again in a few seconds; `callalert status` shows the source's state")
+        fix: "run `callalert doctor` again in a few seconds; `callalert status` shows its state")
     default:
       let reason = health.reason ?? "no reason given"
       let next = health.nextAttemptMs.map { "; next attempt in \(($0 + 999) / 1000) s" } ?? ""
       return DoctorFinding(
         check, .error,
         "the daemon cannot connect to \(health.address): \(reason) (\(health.failures) failure(s) in a row\(next))",
-        fix: Self.sourceFix(source, reason: reason))
+        fix: fix(reason))
     }
   }
 

@@ -274,11 +274,13 @@ struct DoctorServiceTests {
     let script = Script(daemon: .success(status))
     let report = await DoctorTests.run(DoctorTests.brokenMachine(), script, config: try Self.config(setup))
     #expect(report.finding("mqtt upstairs")?.status == .ok)
-    #expect(report.finding("mqtt upstairs")?.summary == "connected: mqtt://broker.lan (as the daemon reports)")
+    #expect(report.finding("mqtt upstairs")?.summary == "connected to mqtt://broker.lan (as the daemon reports)")
     let desk = try #require(report.finding("sip desk"))
     #expect(desk.status == .error)
     #expect(
-      desk.summary == "pbx.lan: the registrar answered 403 Forbidden (3 failure(s) in a row; next attempt in 30 s)")
+      desk.summary
+        == "the daemon cannot connect to pbx.lan: the registrar answered 403 Forbidden (3 failure(s) in a row; "
+        + "next attempt in 30 s)")
     #expect(desk.fix?.contains("docs/SIP.md") == true)
     // An account the daemon does not know was added after it started.
     let trunk = try #require(report.finding("sip trunk"))
