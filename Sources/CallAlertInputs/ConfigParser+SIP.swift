@@ -23,51 +23,37 @@ extension ConfigParser {
     }
     checkKeys(fields, allowed: Self.sipKeys, "sip")
     guard let list = fields.value("accounts") else { return [] }
-    guard
-      let items = sequence(
-        list, "sip.accounts", example: "a list of accounts such as '- name: ring' with 'registrar:' and 'user:'")
-    else { return nil }
-    var accounts: [SIPAccount] = []
-    var seen: [String: Int] = [:]
     var ports: [Int: Int] = [:]
-    var valid = true
-    for (index, item) in items.enumerated() {
-      let path = "sip.accounts[\(index)]"
-      guard let fields = mapping(item, path, example: "'name: ring', 'registrar: pbx.local' and 'user: \"201\"'")
-      else {
-        valid = false
-        continue
-      }
-      checkKeys(fields, allowed: Self.sipAccountKeys, path)
-      guard let account = sipAccount(fields, item, path, region: region, boardNames: boardNames) else {
-        valid = false
-        continue
-      }
-      if let first = seen[account.name] {
-        error(
-          fields.value("name") ?? item, "\(path).name",
-          "account name '\(DisplayText.excerpt(account.name))' is already used by sip.accounts[\(first)]; names must be unique"
-        )
-        valid = false
-      }
-      if sourceNames.contains(account.name) {
-        error(
-          fields.value("name") ?? item, "\(path).name",
-          "account name '\(DisplayText.excerpt(account.name))' is already the name of a source in 'sources:'; "
-            + "names start call ids and must be unique")
-        valid = false
-      }
-      if let port = account.localPort, let first = ports[port] {
-        error(
-          fields.value("local_port") ?? item, "\(path).local_port",
-          "local port \(port) is already used by sip.accounts[\(first)]; give each account its own port")
-        valid = false
-      }
-      seen[account.name] = index
-      if let port = account.localPort { ports[port] = index }
-      accounts.append(account)
-    }
-    return valid ? accounts : nil
+    return namedItems(
+      list, "sip.accounts", noun: "account",
+      example: (
+        "a list of accounts such as '- name: ring' with 'registrar:' and 'user:'",
+        "'name: ring', 'registrar: pbx.local' and 'user: \"201\"'"
+      ), allowed: Self.sipAccountKeys, name: \.name,
+      read: { parser, fields, item, path in
+        parser.sipAccount(fields, item, path, region: region, boardNames: boardNames)
+      },
+      extra: { parser, account, index, fields, item, path in
+        var valid = true
+        if sourceNames.contains(account.name) {
+          parser.error(
+            fields.value("name") ?? item, "\(path).name",
+            "account name '\(DisplayText.excerpt(account.name))' is already the name of a source in 'sources:'; "
+              + "names start call ids and must be unique")
+          valid = false
+        }
+        if let port = account.localPort {
+          if let first = ports[port] {
+            parser.error(
+              fields.value("local_port") ?? item, "\(path).local_port",
+              "local port \(port) is already used by sip.accounts[\(first)]; give each account its own port")
+            valid = false
+          } else {
+            ports[port] = index
+          }
+        }
+        return valid
+      })
   }
 
   private mutating func sipAccount(

@@ -18,35 +18,15 @@ extension ConfigParser {
   /// Reads the list; nil (with errors recorded) when any source is wrong. `region` reads the filters' caller
   /// numbers; `boardNames` (nil when the boards section is broken) checks the boards they name.
   mutating func sources(_ node: Node, region: String, boardNames: [String]?) -> [BridgeSource]? {
-    guard
-      let items = sequence(
-        node, "sources", example: "a list of sources such as '- name: box' with 'kind: fritzbox' and 'host: fritz.box'")
-    else { return nil }
-    var sources: [BridgeSource] = []
-    var seen: [String: Int] = [:]
-    var valid = true
-    for (index, item) in items.enumerated() {
-      let path = "sources[\(index)]"
-      guard let fields = mapping(item, path, example: "'name: box', 'kind: fritzbox' and 'host: fritz.box'") else {
-        valid = false
-        continue
-      }
-      checkKeys(fields, allowed: Self.sourceKeys, path)
-      guard let source = source(fields, item, path, region: region, boardNames: boardNames) else {
-        valid = false
-        continue
-      }
-      if let first = seen[source.name] {
-        error(
-          fields.value("name") ?? item, "\(path).name",
-          "source name '\(DisplayText.excerpt(source.name))' is already used by sources[\(first)]; names must be unique"
-        )
-        valid = false
-      }
-      seen[source.name] = index
-      sources.append(source)
-    }
-    return valid ? sources : nil
+    namedItems(
+      node, "sources", noun: "source",
+      example: (
+        "a list of sources such as '- name: box' with 'kind: fritzbox' and 'host: fritz.box'",
+        "'name: box', 'kind: fritzbox' and 'host: fritz.box'"
+      ), allowed: Self.sourceKeys, name: \.name,
+      read: { parser, fields, item, path in
+        parser.source(fields, item, path, region: region, boardNames: boardNames)
+      })
   }
 
   private mutating func source(

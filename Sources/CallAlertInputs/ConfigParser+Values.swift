@@ -90,6 +90,43 @@ extension ConfigParser {
     return Array(sequence)
   }
 
+  /// The items of a list of named mappings (`sources:`, `sip.accounts:`), each read by `read` after its keys are
+  /// checked against `allowed`, each name used once (`noun` says what the item is, in the error). `extra` checks
+  /// more of an item (given its index and path). Nil (with errors recorded) when any is wrong.
+  mutating func namedItems<Item>(
+    _ node: Node, _ path: String, noun: String, example: (list: String, item: String), allowed: [String],
+    name: (Item) -> String, read: (inout Self, [YAMLEntry], Node, String) -> Item?,
+    extra: (inout Self, Item, _ index: Int, [YAMLEntry], Node, String) -> Bool = { _, _, _, _, _, _ in true }
+  ) -> [Item]? {
+    guard let items = sequence(node, path, example: example.list) else { return nil }
+    var result: [Item] = []
+    var seen: [String: Int] = [:]
+    var valid = true
+    for (index, item) in items.enumerated() {
+      let itemPath = "\(path)[\(index)]"
+      guard let fields = mapping(item, itemPath, example: example.item) else {
+        valid = false
+        continue
+      }
+      checkKeys(fields, allowed: allowed, itemPath)
+      guard let value = read(&self, fields, item, itemPath) else {
+        valid = false
+        continue
+      }
+      let itemName = name(value)
+      if let first = seen[itemName] {
+        error(
+          fields.value("name") ?? item, "\(itemPath).name",
+          "\(noun) name '\(DisplayText.excerpt(itemName))' is already used by \(path)[\(first)]; names must be unique")
+        valid = false
+      }
+      if !extra(&self, value, index, fields, item, itemPath) { valid = false }
+      seen[itemName] = index
+      result.append(value)
+    }
+    return valid ? result : nil
+  }
+
   /// Records an error for every key not in `allowed`, suggesting the closest allowed key.
   mutating func checkKeys(_ entries: [YAMLEntry], allowed: [String], _ path: String) {
     for entry in entries where !allowed.contains(entry.key) {

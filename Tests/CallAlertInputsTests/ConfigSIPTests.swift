@@ -81,6 +81,10 @@ import Testing
       "config.yaml:4:54: sip.accounts[1].local_port: local port 5070 is already used by sip.accounts[0]"
     ),
     (
+      "sip:\n  accounts:\n    - {name: a, registrar: p, user: \"1\"}\n    - {name: a, registrar: p, user: \"2\"}\n",
+      "config.yaml:4:14: sip.accounts[1].name: account name 'a' is already used by sip.accounts[0]; names must be unique"
+    ),
+    (
       "boards:\n  - name: desk\nsip:\n  accounts:\n    - name: pbx\n      registrar: pbx\n      user: \"290\"\n      rules:\n        - boards: [dsk]\n",
       "config.yaml:9:20: sip.accounts[0].rules[0].boards[0]: unknown board 'dsk'; did you mean 'desk'?"
     ),
