@@ -256,7 +256,7 @@ let package = Package(
     ),
     .testTarget(
       name: "CallAlertPatternsTests",
-      dependencies: ["CallAlertPatterns", "CallAlertProtocol", "CallAlertVirtualBoard"],
+      dependencies: ["CallAlertPatterns", "CallAlertProtocol", "CallAlertVirtualBoard", "CallAlertTestSupport"],
       swiftSettings: strictSettings
     ),
     .testTarget(
@@ -291,6 +291,7 @@ let package = Package(
       name: "CallAlertInputsTests",
       dependencies: [
         "CallAlertInputs", "CallAlertControl", "CallAlertEngine", "CallAlertProtocol", "CallAlertBridges",
+        "CallAlertTestSupport",
       ],
       swiftSettings: strictSettings
     ),
@@ -298,6 +299,7 @@ let package = Package(
       name: "CallAlertControlTests",
       dependencies: [
         "CallAlertControl", "CallAlertInputs", "CallAlertEngine", "CallAlertHistory", "CallAlertProtocol",
+        "CallAlertTestSupport",
       ],
       swiftSettings: strictSettings
     ),

@@ -2,6 +2,7 @@ import CallAlertControl
 import CallAlertEngine
 import CallAlertInputs
 import CallAlertProtocol
+import CallAlertTestSupport
 import Foundation
 import Testing
 

@@ -1,5 +1,6 @@
 import CallAlertBridges
 import CallAlertInputs
+import CallAlertTestSupport
 import Foundation
 import Testing
 

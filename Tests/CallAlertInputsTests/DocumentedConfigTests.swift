@@ -1,6 +1,7 @@
 import CallAlertEngine
 import CallAlertInputs
 import CallAlertProtocol
+import CallAlertTestSupport
 import Foundation
 import Testing
 

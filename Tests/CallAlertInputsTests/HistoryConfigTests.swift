@@ -1,4 +1,5 @@
 import CallAlertInputs
+import CallAlertTestSupport
 import Testing
 
 /// `history.keep_days`: how long calls stay in the history (default 90 days).

@@ -1,5 +1,6 @@
 import CallAlertEngine
 import CallAlertInputs
+import CallAlertTestSupport
 import Foundation
 import Testing
 

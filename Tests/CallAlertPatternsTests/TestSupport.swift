@@ -1,5 +1,6 @@
 import CallAlertPatterns
 import CallAlertProtocol
+import CallAlertTestSupport
 import Foundation
 import Testing
 
@@ -26,10 +27,6 @@ func parseErrors(_ text: String, file: String = "test.yaml") -> [Diagnostic] {
 
 /// Diagnostics as the text a user sees, one per element.
 func descriptions(_ diagnostics: [Diagnostic]) -> [String] { diagnostics.map(\.description) }
-
-/// The repository's root, found from this file's path, to read docs/PATTERNS.md.
-let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-  .deletingLastPathComponent()
 
 /// docs/PATTERNS.md.
 func documentation() throws -> String {

@@ -1,18 +1,19 @@
 import Foundation
 
-// The document helpers of CallAlertInputsTests, for the control protocol's documented examples.
+// What the tests that check the documentation share: the repository's files, the fenced blocks of a Markdown
+// text, and readable dates for expectations.
 
 /// The repository's root, found from this file's path.
-let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+public let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
   .deletingLastPathComponent()
 
 /// A document under docs/.
-func documentText(_ name: String) throws -> String {
+public func documentText(_ name: String) throws -> String {
   try String(contentsOf: repositoryRoot.appendingPathComponent("docs/\(name)"), encoding: .utf8)
 }
 
 /// The fenced code blocks of a Markdown text in `language`, in order, with the heading they sit under.
-func codeBlocks(_ markdown: String, language: String) -> [(text: String, heading: String)] {
+public func codeBlocks(_ markdown: String, language: String) -> [(text: String, heading: String)] {
   var blocks: [(String, String)] = []
   var heading = ""
   var current: [Substring]? = nil
@@ -33,7 +34,7 @@ func codeBlocks(_ markdown: String, language: String) -> [(text: String, heading
 }
 
 /// A date from an ISO 8601 text, for readable expectations; a text that does not parse is a mistake in a test.
-func date(_ text: String) -> Date {
+public func date(_ text: String) -> Date {
   let style = Date.ISO8601FormatStyle(includingFractionalSeconds: text.contains("."))
   guard let date = try? style.parse(text) else { preconditionFailure("'\(text)' is not ISO 8601") }
   return date
