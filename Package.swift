@@ -389,13 +389,16 @@ let package = Package(
     .testTarget(
       name: "CallAlertSerialTests",
       dependencies: [
-        "CallAlertSerial", "CallAlertTransport", .product(name: "SystemPackage", package: "swift-system"),
+        "CallAlertSerial", "CallAlertTransport", "CallAlertTestSupport",
+        .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: strictSettings
     ),
     .testTarget(
       name: "CallAlertTransportTests",
-      dependencies: ["CallAlertTransport", .product(name: "SystemPackage", package: "swift-system")],
+      dependencies: [
+        "CallAlertTransport", "CallAlertTestSupport", .product(name: "SystemPackage", package: "swift-system"),
+      ],
       swiftSettings: strictSettings
     ),
     .testTarget(

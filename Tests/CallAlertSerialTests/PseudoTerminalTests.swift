@@ -1,4 +1,5 @@
 import CSerialPort
+import CallAlertTestSupport
 import CallAlertTransport
 import SystemPackage
 import Testing

@@ -1,9 +1,7 @@
+import CallAlertTestSupport
 import CallAlertTransport
 
 @testable import CallAlertSerial
-
-/// Every byte value, then a run of NULs (the protocol's frame delimiter), then every value backwards.
-let everyByteValue: [UInt8] = Array(0...255) + [0, 0, 0] + Array((0...255).reversed())
 
 /// A deterministic, non-repeating-looking pattern of `count` bytes.
 func pattern(_ count: Int, seed: UInt32 = 1) -> [UInt8] {
@@ -14,38 +12,17 @@ func pattern(_ count: Int, seed: UInt32 = 1) -> [UInt8] {
   }
 }
 
-/// How a stream ended.
-enum StreamEnd: Equatable {
-  case finished
-  case failed(SerialPortError.Code, port: String)
-  case otherError(String)
-}
+/// How a stream ended, in the opener's terms.
+typealias StreamEnd = CallAlertTestSupport.StreamEnd<SerialPortError.Code>
 
 extension AsyncThrowingStream.Iterator where Element == [UInt8], Failure == any Error {
-  /// Reads chunks until at least `count` bytes arrived (or the stream ended).
-  mutating func collect(_ count: Int) async throws -> [UInt8] {
-    var bytes: [UInt8] = []
-    while bytes.count < count, let chunk = try await next() {
-      bytes += chunk
-    }
-    return bytes
-  }
-
-  /// Reads to the end of the stream; returns the bytes still delivered and how it ended.
+  /// Reads to the end of the stream; a channel's failure is told as the opener's ``SerialPortError``.
   mutating func drain() async -> (bytes: [UInt8], end: StreamEnd) {
-    var bytes: [UInt8] = []
-    do {
-      while let chunk = try await next() {
-        bytes += chunk
+    await drain { error in
+      guard let serial = error as? SerialPortError ?? (error as? TransportError).map(SerialPortError.init) else {
+        return nil
       }
-      return (bytes, .finished)
-    } catch let error as SerialPortError {
-      return (bytes, .failed(error.code, port: error.port))
-    } catch let error as TransportError {
-      let error = SerialPortError(error)  // a channel's failure, in the opener's terms
-      return (bytes, .failed(error.code, port: error.port))
-    } catch {
-      return (bytes, .otherError("\(error)"))
+      return (serial.code, serial.port)
     }
   }
 }

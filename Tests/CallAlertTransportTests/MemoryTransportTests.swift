@@ -1,3 +1,4 @@
+import CallAlertTestSupport
 import CallAlertTransport
 import Testing
 

@@ -1,3 +1,4 @@
+import CallAlertTestSupport
 import CallAlertTransport
 import SystemPackage
 
@@ -9,39 +10,13 @@ import SystemPackage
   import Darwin
 #endif
 
-/// Every byte value, then a run of NULs (the protocol's frame delimiter), then every value backwards.
-let everyByteValue: [UInt8] = Array(0...255) + [0, 0, 0] + Array((0...255).reversed())
-
 /// How a stream ended.
-enum StreamEnd: Equatable {
-  case finished
-  case failed(TransportError.Code, port: String)
-  case otherError(String)
-}
+typealias StreamEnd = CallAlertTestSupport.StreamEnd<TransportError.Code>
 
 extension AsyncThrowingStream.Iterator where Element == [UInt8], Failure == any Error {
-  /// Reads chunks until at least `count` bytes arrived (or the stream ended).
-  mutating func collect(_ count: Int) async throws -> [UInt8] {
-    var bytes: [UInt8] = []
-    while bytes.count < count, let chunk = try await next() {
-      bytes += chunk
-    }
-    return bytes
-  }
-
-  /// Reads to the end of the stream; returns the bytes still delivered and how it ended.
+  /// Reads to the end of the stream; a ``TransportError`` is a failure with its code.
   mutating func drain() async -> (bytes: [UInt8], end: StreamEnd) {
-    var bytes: [UInt8] = []
-    do {
-      while let chunk = try await next() {
-        bytes += chunk
-      }
-      return (bytes, .finished)
-    } catch let error as TransportError {
-      return (bytes, .failed(error.code, port: error.port))
-    } catch {
-      return (bytes, .otherError("\(error)"))
-    }
+    await drain { error in (error as? TransportError).map { ($0.code, $0.port) } }
   }
 }
 
