@@ -42,6 +42,8 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
   }
   /// Repeated FAULTs and line noise: the first logged, then a summary per interval.
   private var throttle = LogThrottle(intervalMs: BoardDriver.logSummaryIntervalMs)
+  /// The last pattern fallback logged: a board without a table falls back on every call, logged once.
+  private var repeatedFallback = RepeatedMessageFilter()
   private var summaryTimer: Task<Void, Never>?
   private let start: C.Instant
 
@@ -170,6 +172,7 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
   private func connected(_ info: BoardInfo) {
     lastInfo = info
     link = .connected
+    repeatedFallback.reset()  // its table may have changed
     logger.info(
       "board \(name) connected: serial \(String(decoding: info.serial, as: UTF8.self)), table v\(info.table.version)")
     startTableSync()
@@ -276,7 +279,9 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
         if let callArrival { callToPlay?.report(board: name, latency: callArrival.duration(to: clock.now)) }
         if let fallback = resolution.fallback {
           // Events and the history name what really plays.
-          logger.notice("board \(name): \(Self.describe(pattern)) plays \(fallback.played) instead: \(fallback.reason)")
+          // Logged once, and again when it changes: every call on a board without a table would repeat it.
+          let line = "board \(name): \(Self.describe(pattern)) plays \(fallback.played) instead: \(fallback.reason)"
+          logger.log(level: repeatedFallback.isNew(line) ? .notice : .debug, "\(line)")
           await submit(.patternFallback(board: name, token: token, played: fallback.played, reason: fallback.reason))
         }
       case .stop(_, let token):

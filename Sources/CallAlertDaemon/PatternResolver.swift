@@ -79,6 +79,15 @@ struct PatternResolver: Sendable {
     let motorOnly = Self.isMotorOnly(options)
     switch reference {
     case .slot(let slot):
+      // A board known to hold no table has no slot to play (the default, slot 0, on a board never flashed):
+      // the default ring, without a PLAY it can only refuse.
+      if tableKnown && slotPatterns.isEmpty {
+        let why = "the board has no pattern table (`callalert flash` installs one)"
+        return motorOnly
+          ? Resolution(
+            source: .inline(Self.fallbackRhythm), fallback: Fallback(played: Self.fallbackRhythmName, reason: why))
+          : Resolution(source: .inline(Self.fallback), fallback: Fallback(played: Self.fallbackName, reason: why))
+      }
       guard motorOnly else { return Resolution(source: .slot(slot)) }
       if let pattern = slotPatterns[slot] { return rhythm(of: pattern, describedAs: "slot \(slot)") }
       let why =

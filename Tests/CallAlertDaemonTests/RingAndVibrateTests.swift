@@ -260,6 +260,32 @@ struct PatternNamesEndToEndTests {
     await rig.shutDown()
   }
 
+  /// A board never flashed has no slot 0, the default: each call rings the default ring at once (no PLAY the
+  /// board can only refuse), each call's event says so, and the log says it once, not at every call.
+  @Test func aBoardWithoutATableRingsTheDefaultRingAndTheLogSaysSoOnce() async throws {
+    let rig = try await RingRig()
+    #expect(await rig.waitForLog("no pattern table installed"))
+    for (index, id) in ["c1", "c2", "c3"].enumerated() {
+      let start = await rig.ring(id, after: await rig.board.runner.nowMs)
+      let fallback = await rig.waitForEvent {
+        if case .patternFallback(let call, _, _, _, _) = $0 { call == id } else { false }
+      }
+      guard case .patternFallback(_, _, let requested, let played, let reason)? = fallback else {
+        Issue.record("no pattern_fallback event for \(id)")
+        return
+      }
+      #expect(requested == .slot(0) && played == "UK" && reason.contains("the board has no pattern table"), "\(reason)")
+      if index == 0 {
+        await rig.waitForChange(atOrAfter: start + 1_000)
+        RingAndVibrateTests.expectDoubleRing(await rig.timeline, from: start, buzzer: true)
+      }
+      await rig.service.submit(.hangup(callID: id))
+      #expect(await rig.board.waitUntil(playing: false))
+      #expect(rig.logged.matching("plays UK instead").count == 1, "call \(index + 1): \(rig.logged.matching("plays"))")
+    }
+    await rig.shutDown()
+  }
+
   /// A name nothing defines plays the default ring, and the event names it as a fallback.
   @Test func anUnknownNameIsReportedAsAFallback() async throws {
     let rig = try await RingRig(defaultPattern: .named("nosuch"))
