@@ -12,4 +12,14 @@ extension ControlRequest {
   public static func parse(body bytes: [UInt8], type: String, source: String) throws(InputError) -> ControlRequest {
     try ControlLineReader(bytes: bytes, source: source, lineNumber: 1).request(impliedType: type)
   }
+
+  /// Parses a message that may be one of a few `types` only, and is `defaultType` when it leaves `type` out (an
+  /// MQTT call topic: a call, a hangup or an answer; a bare `{"id":"c1"}` is a call).
+  ///
+  /// - Throws: ``InputError`` at `source:1:column` with the field; a type outside `types` is refused naming them.
+  public static func parse(
+    message bytes: [UInt8], types: [String], defaultType: String, source: String
+  ) throws(InputError) -> ControlRequest {
+    try ControlLineReader(bytes: bytes, source: source, lineNumber: 1).request(types: types, defaultType: defaultType)
+  }
 }

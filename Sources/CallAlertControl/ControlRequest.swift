@@ -85,8 +85,10 @@ struct ControlLineReader {
   }
 
   /// The request the line asks for; with `impliedType` (an HTTP route's body), `type` is that type's and the
-  /// line may leave it out.
-  func request(impliedType: String? = nil) throws(InputError) -> ControlRequest {
+  /// line may leave it out. `types` narrows what `type` may be, and `defaultType` is taken when it is left out.
+  func request(
+    impliedType: String? = nil, types: [String] = ControlRequest.fields.map(\.key), defaultType: String? = nil
+  ) throws(InputError) -> ControlRequest {
     guard bytes.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) else {
       guard let impliedType else {
         throw error(0, "", "empty line; send one JSON object per line, e.g. {\"type\":\"status\"}")
@@ -109,7 +111,6 @@ struct ControlLineReader {
     for member in members where !seen.insert(member.key).inserted {
       throw error(member.keyOffset, member.key, "appears twice; give each field once")
     }
-    let types = ControlRequest.fields.map(\.key)
     if let impliedType, let allowed = ControlRequest.fields.first(where: { $0.key == impliedType })?.value {
       if let typeValue = root["type"], typeValue.string != impliedType {
         throw error(typeValue.start, "type", "\(typeValue.quoted) does not belong here; leave \"type\" out")
@@ -122,20 +123,30 @@ struct ControlLineReader {
       return try request(type: impliedType, root)
     }
     guard let typeValue = root["type"] else {
-      throw error(
-        root.start, "type", "missing; say what the line is with \"type\": one of \(types.joined(separator: ", "))")
+      guard let defaultType, let allowed = ControlRequest.fields.first(where: { $0.key == defaultType })?.value else {
+        throw error(
+          root.start, "type", "missing; say what the line is with \"type\": one of \(types.joined(separator: ", "))")
+      }
+      try checkFields(members, allowed: allowed, of: defaultType)
+      return try request(type: defaultType, root)
     }
-    guard let type = typeValue.string, let allowed = ControlRequest.fields.first(where: { $0.key == type })?.value
+    guard let type = typeValue.string, types.contains(type),
+      let allowed = ControlRequest.fields.first(where: { $0.key == type })?.value
     else {
       let hint = typeValue.string.map { Suggestion.hint(for: $0, in: types) } ?? ""
       throw error(typeValue.start, "type", "\(typeValue.quoted) is not one of \(types.joined(separator: ", "))\(hint)")
     }
+    try checkFields(members, allowed: allowed, of: type)
+    return try request(type: type, root)
+  }
+
+  /// Refuses a field that `type` does not take, suggesting the closest one.
+  private func checkFields(_ members: [JSONMember], allowed: [String], of type: String) throws(InputError) {
     for member in members where member.key != "type" && !allowed.contains(member.key) {
       let hint = Suggestion.hint(for: member.key, in: allowed)
       let known = allowed.isEmpty ? "\(type) takes no other fields" : "\(type) takes \(allowed.joined(separator: ", "))"
       throw error(member.keyOffset, member.key, "unknown field\(hint); \(known)")
     }
-    return try request(type: type, root)
   }
 
   private func request(type: String, _ root: JSONValue) throws(InputError) -> ControlRequest {

@@ -3,8 +3,8 @@ import CallAlertEngine
 import CallAlertInputs
 import Foundation
 
-/// A message on `<base>/calls/<id>`: a JSON object with the control protocol's fields, of type `call`,
-/// `hangup` or `answered`, whose `id` is the topic's.
+/// A message on `<base>/calls/<id>`: a JSON object with the control protocol's fields, of type `call` (also
+/// when it leaves `type` out), `hangup` or `answered`, whose `id` is the topic's.
 ///
 /// ```json
 /// {"type":"call","id":"c1","caller":"+4930123","name":"Alice","sent_at":"2026-11-24T10:00:00Z"}
@@ -33,7 +33,9 @@ public enum MQTTCallMessage {
     _ payload: [UInt8], topic: String, topicID: String, retained: Bool
   ) throws(InputError) -> Decoded {
     if payload.isEmpty { return .cleared }
-    let request = try ControlRequest.parse(bytes: payload, source: "mqtt:\(topic)", lineNumber: 1)
+    // The topic says it is about a call: a message that leaves "type" out is the call itself.
+    let request = try ControlRequest.parse(
+      message: payload, types: types, defaultType: "call", source: "mqtt:\(topic)")
     let input: EngineInput
     let id: String?
     switch request {

@@ -44,13 +44,26 @@ struct MQTTMessageTests {
       try MQTTCallMessage.decode(Array(#"{"type":"answered"}"#.utf8), topic: "t/c1", topicID: "c1", retained: false)
         == .input(.answered(callID: "c1")))
     #expect(try MQTTCallMessage.decode([], topic: "t/c1", topicID: "c1", retained: true) == .cleared)
+    // The topic says it is a call: a message that leaves "type" out is one.
+    let bare = try MQTTCallMessage.decode(
+      Array(#"{"id":"c1","caller":"+4930123"}"#.utf8), topic: "t/c1", topicID: "c1", retained: false)
+    guard case .input(.call(let untyped)) = bare else { Issue.record("\(bare)"); return }
+    #expect(untyped.id == "c1" && untyped.callerNumber == "+4930123")
   }
 
   @Test(arguments: [
     (#"{"type":"call","id":"c2"}"#, false, "mqtt:callalert/calls/c1:1:1: id: \"c2\" is not the topic's call id"),
     (#"{"type":"call","id":"c1"}"#, true, "mqtt:callalert/calls/c1:1:1: sent_at: a retained call needs"),
-    (#"{"type":"status"}"#, false, "mqtt:callalert/calls/c1:1:1: type: a call topic carries call, hangup, answered"),
-    (#"{"type":"cal","id":"c1"}"#, false, "mqtt:callalert/calls/c1:1:9: type: \"cal\" is not one of"),
+    (
+      #"{"type":"status"}"#, false,
+      "mqtt:callalert/calls/c1:1:9: type: \"status\" is not one of call, hangup, answered"
+    ),
+    (
+      #"{"type":"hangp","id":"c1"}"#, false,
+      "mqtt:callalert/calls/c1:1:9: type: \"hangp\" is not one of call, hangup, answered; did you mean 'hangup'?"
+    ),
+    (#"{"caller":"+4930123"}"#, false, "mqtt:callalert/calls/c1:1:1: id: missing"),
+    (#"{"id":"c1","reason":"x"}"#, false, "mqtt:callalert/calls/c1:1:12: reason: unknown field"),
     (
       #"{"type":"call","id":"c1","callr":"1"}"#, false,
       "mqtt:callalert/calls/c1:1:26: callr: unknown field; did you mean 'caller'?"
