@@ -60,6 +60,8 @@ final class HistoryWriter: Sendable {
     var stopped = false
     /// A damaged file was moved aside: published once what waited is written.
     var announce = false
+    /// A write of the records handed in is queued (behind them) and has not started.
+    var writeQueued = false
     /// Where the missed calls go once the history is read; nil once they went.
     var restore: (@Sendable ([IncomingCall]) async -> Void)?
   }
@@ -196,10 +198,20 @@ final class HistoryWriter: Sendable {
   // MARK: - Writing and reading
 
   /// Records an event: written at once when the history is healthy, kept in memory while it is degraded.
+  /// Events handed in while a commit runs go out together in the next one: the write that follows a record
+  /// is queued behind the records already handed in, and only once.
   func record(_ event: EngineEvent, at date: Date) {
     queue.async {
       self.enqueue(.record(event, date))
-      self.flushUnlessWaiting()
+      let queueWrite = self.state.withLock { state in
+        defer { state.writeQueued = true }
+        return !state.writeQueued
+      }
+      guard queueWrite else { return }
+      self.queue.async {
+        self.state.withLock { $0.writeQueued = false }
+        self.flushUnlessWaiting()
+      }
     }
   }
 
@@ -268,14 +280,27 @@ final class HistoryWriter: Sendable {
     if state.withLock({ $0.problem == nil }) { flush() }
   }
 
-  /// Writes what waits, in order, until it is all written or the disk refuses.
+  /// The most records written in one commit.
+  static let largestBatch = 256
+
+  /// Writes what waits, in order, until it is all written or the disk refuses. Consecutive records go out in
+  /// one commit; when the database refuses such a batch outright (not a disk that may recover), its records
+  /// are tried one by one, so that only the one it refuses is lost.
   private func flush() {
+    var oneByOne = 0
     while true {
       guard let store = openIfNeeded() else { return }
-      guard let operation = state.withLock({ $0.pending.first }) else { break }
+      let batch = state.withLock { state -> ArraySlice<Operation> in
+        let records = state.pending.prefix(oneByOne > 0 ? 1 : Self.largestBatch).prefix {
+          if case .record = $0 { true } else { false }
+        }
+        return records.isEmpty ? state.pending.prefix(1) : records
+      }
+      guard !batch.isEmpty else { break }
       do throws(CallHistoryError) {
-        try perform(operation, on: store)
-        state.withLock { _ = $0.pending.removeFirst() }
+        try perform(batch, on: store)
+        state.withLock { $0.pending.removeFirst(batch.count) }
+        oneByOne = max(0, oneByOne - 1)
       } catch  where error.kind.isRetryable {
         // A full disk still reads, so queries keep showing what is on it; otherwise (read-only, a damaged
         // file, a failing disk) the history is reopened (and checked, a damaged file moved aside) next time.
@@ -283,6 +308,11 @@ final class HistoryWriter: Sendable {
         degrade(error)
         return
       } catch {
+        if batch.count > 1 {
+          oneByOne = batch.count  // nothing of it was written: find the record it refuses
+          continue
+        }
+        oneByOne = max(0, oneByOne - 1)
         state.withLock { state in
           state.pending.removeFirst()
           state.lost += 1
@@ -323,6 +353,13 @@ final class HistoryWriter: Sendable {
       degrade(error)
       return nil
     }
+  }
+
+  /// Writes one operation, or consecutive records in one commit.
+  private func perform(_ batch: ArraySlice<Operation>, on store: any CallHistoryStore) throws(CallHistoryError) {
+    guard batch.count > 1 else { return try perform(batch[batch.startIndex], on: store) }
+    try store.record(
+      batch.compactMap { if case .record(let event, let date) = $0 { HistoryRecord(event, at: date) } else { nil } })
   }
 
   private func perform(_ operation: Operation, on store: any CallHistoryStore) throws(CallHistoryError) {

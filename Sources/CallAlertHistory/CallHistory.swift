@@ -114,68 +114,78 @@ public final class CallHistory: Sendable {
   /// - `patternFallback`: the ringing row's pattern becomes what played, e.g. `UK (fallback for office on desk)`;
   ///   a second board's fallback is added after `; `.
   public func record(_ event: EngineEvent, at date: Date) throws(CallHistoryError) {
+    try write { db in try Self.apply(event, at: date, db) }
+  }
+
+  /// Records events in order, in one transaction: all of them or, on an error, none. A burst of calls costs one
+  /// commit (one wait for the disk) instead of one per event.
+  public func record(_ records: [HistoryRecord]) throws(CallHistoryError) {
     try write { db in
-      switch event {
-      case .ringing(let call, let boards, let pattern, _, _):
-        let boardsText = Self.encode(boards)
-        if let rowID = try Self.latestRow(db, id: call.id, outcomes: [.ringing]) {
-          try db.execute(
-            sql:
-              "UPDATE calls SET boards = ?, pattern = ?, reason = NULL, rang_at = COALESCE(rang_at, ?) WHERE rowid = ?",
-            arguments: [boardsText, Self.describe(pattern), date, rowID])
-        } else {
-          try Self.insert(
-            db, call, at: date, outcome: .ringing, rangAt: date, boards: boardsText, pattern: Self.describe(pattern))
-        }
-      case .suppressed(let call, let reason):
-        try Self.insert(db, call, at: date, outcome: .suppressed, reason: reason.rawValue, endedAt: date)
-      case .stopped(let callID, let reason):
-        guard let rowID = try Self.latestRow(db, id: callID, outcomes: [.ringing]) else { return }
-        let outcome: CallOutcome
-        switch reason {
-        case .boardLost:
-          try db.execute(sql: "UPDATE calls SET reason = ? WHERE rowid = ?", arguments: [reason.rawValue, rowID])
-          return
-        case .hangup: outcome = .hungUp
-        case .answered: outcome = .answered
-        case .acknowledged: outcome = .acknowledged
-        case .cap, .unanswered: outcome = .missed
-        }
+      for record in records { try Self.apply(record.event, at: record.date, db) }
+    }
+  }
+
+  private static func apply(_ event: EngineEvent, at date: Date, _ db: Database) throws {
+    switch event {
+    case .ringing(let call, let boards, let pattern, _, _):
+      let boardsText = Self.encode(boards)
+      if let rowID = try Self.latestRow(db, id: call.id, outcomes: [.ringing]) {
         try db.execute(
-          sql: "UPDATE calls SET outcome = ?, reason = ?, ended_at = ?, missed = missed OR ? WHERE rowid = ?",
-          arguments: [outcome.rawValue, reason.rawValue, date, outcome == .missed, rowID])
-      case .missed(let call, let reason):
-        if let rowID = try Self.latestRow(db, id: call.id, outcomes: [.ringing, .missed, .suppressed]) {
-          try db.execute(
-            sql: """
-              UPDATE calls SET missed = 1, ended_at = COALESCE(ended_at, ?),
-                reason = CASE WHEN outcome = 'ringing' THEN ? ELSE reason END,
-                outcome = CASE WHEN outcome = 'ringing' THEN 'missed' ELSE outcome END
-              WHERE rowid = ?
-              """,
-            arguments: [date, reason.rawValue, rowID])
-        } else {
-          let outcome: CallOutcome = reason == .cap || reason == .unanswered ? .missed : .suppressed
-          try Self.insert(db, call, at: date, outcome: outcome, reason: reason.rawValue, endedAt: date, missed: true)
-        }
-      case .missedAcknowledged:
-        try db.execute(
-          sql: "UPDATE calls SET acknowledged = 1, acknowledged_at = ? WHERE missed = 1 AND acknowledged = 0",
-          arguments: [date])
-      case .ignored:
-        break
-      case .patternFallback(let callID, let board, let requested, let played, _):
-        // The row names what really played: the fallback, and the pattern it stood in for.
-        // Several boards may fall back: each adds its note.
-        guard let rowID = try Self.latestRow(db, id: callID, outcomes: [.ringing]) else { return }
-        let note = "\(played) (fallback for \(Self.describe(requested)) on \(board))"
+          sql:
+            "UPDATE calls SET boards = ?, pattern = ?, reason = NULL, rang_at = COALESCE(rang_at, ?) WHERE rowid = ?",
+          arguments: [boardsText, Self.describe(pattern), date, rowID])
+      } else {
+        try Self.insert(
+          db, call, at: date, outcome: .ringing, rangAt: date, boards: boardsText, pattern: Self.describe(pattern))
+      }
+    case .suppressed(let call, let reason):
+      try Self.insert(db, call, at: date, outcome: .suppressed, reason: reason.rawValue, endedAt: date)
+    case .stopped(let callID, let reason):
+      guard let rowID = try Self.latestRow(db, id: callID, outcomes: [.ringing]) else { return }
+      let outcome: CallOutcome
+      switch reason {
+      case .boardLost:
+        try db.execute(sql: "UPDATE calls SET reason = ? WHERE rowid = ?", arguments: [reason.rawValue, rowID])
+        return
+      case .hangup: outcome = .hungUp
+      case .answered: outcome = .answered
+      case .acknowledged: outcome = .acknowledged
+      case .cap, .unanswered: outcome = .missed
+      }
+      try db.execute(
+        sql: "UPDATE calls SET outcome = ?, reason = ?, ended_at = ?, missed = missed OR ? WHERE rowid = ?",
+        arguments: [outcome.rawValue, reason.rawValue, date, outcome == .missed, rowID])
+    case .missed(let call, let reason):
+      if let rowID = try Self.latestRow(db, id: call.id, outcomes: [.ringing, .missed, .suppressed]) {
         try db.execute(
           sql: """
-            UPDATE calls SET pattern = CASE WHEN pattern LIKE '% (fallback for %' THEN pattern || '; ' || ? ELSE ? END
+            UPDATE calls SET missed = 1, ended_at = COALESCE(ended_at, ?),
+              reason = CASE WHEN outcome = 'ringing' THEN ? ELSE reason END,
+              outcome = CASE WHEN outcome = 'ringing' THEN 'missed' ELSE outcome END
             WHERE rowid = ?
             """,
-          arguments: [note, note, rowID])
+          arguments: [date, reason.rawValue, rowID])
+      } else {
+        let outcome: CallOutcome = reason == .cap || reason == .unanswered ? .missed : .suppressed
+        try Self.insert(db, call, at: date, outcome: outcome, reason: reason.rawValue, endedAt: date, missed: true)
       }
+    case .missedAcknowledged:
+      try db.execute(
+        sql: "UPDATE calls SET acknowledged = 1, acknowledged_at = ? WHERE missed = 1 AND acknowledged = 0",
+        arguments: [date])
+    case .ignored:
+      break
+    case .patternFallback(let callID, let board, let requested, let played, _):
+      // The row names what really played: the fallback, and the pattern it stood in for.
+      // Several boards may fall back: each adds its note.
+      guard let rowID = try Self.latestRow(db, id: callID, outcomes: [.ringing]) else { return }
+      let note = "\(played) (fallback for \(Self.describe(requested)) on \(board))"
+      try db.execute(
+        sql: """
+          UPDATE calls SET pattern = CASE WHEN pattern LIKE '% (fallback for %' THEN pattern || '; ' || ? ELSE ? END
+          WHERE rowid = ?
+          """,
+        arguments: [note, note, rowID])
     }
   }
 

@@ -7,6 +7,8 @@ import Foundation
 public protocol CallHistoryStore: Sendable {
   /// Records an engine event that happened at `date` (see ``CallHistory/record(_:at:)``).
   func record(_ event: EngineEvent, at date: Date) throws(CallHistoryError)
+  /// Records events in order, all of them or (on an error) none: one commit for a burst.
+  func record(_ records: [HistoryRecord]) throws(CallHistoryError)
   /// Closes calls still ringing as missed, reason `interrupted`, ended at `date`; returns how many.
   func closeInterrupted(at date: Date) throws(CallHistoryError) -> Int
   /// Deletes calls received before `date` but unacknowledged missed calls; returns how many.
@@ -18,3 +20,17 @@ public protocol CallHistoryStore: Sendable {
 }
 
 extension CallHistory: CallHistoryStore {}
+
+/// An engine event and when it happened: one row's worth of the history to write.
+public struct HistoryRecord: Sendable {
+  /// The event.
+  public var event: EngineEvent
+  /// When it happened.
+  public var date: Date
+
+  /// A record of `event` at `date`.
+  public init(_ event: EngineEvent, at date: Date) {
+    self.event = event
+    self.date = date
+  }
+}

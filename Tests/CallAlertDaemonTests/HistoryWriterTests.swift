@@ -2,6 +2,7 @@ import CallAlertControl
 import CallAlertEngine
 import CallAlertHistory
 import Clocks
+import Dispatch
 import Foundation
 import Logging
 import Synchronization
@@ -29,21 +30,46 @@ final class ScriptedStore: CallHistoryStore {
 
   static let full = CallHistoryError(path: "/disk/history.sqlite", message: "database or disk is full", kind: .full)
 
+  /// When set, the next write waits for it (on the writer's queue), as a slow disk would.
+  let gate = Mutex<DispatchSemaphore?>(nil)
+  /// A call whose records the database refuses outright (not retryable).
+  let refused = Mutex<String?>(nil)
+
   private func attempt(_ write: Write) throws(CallHistoryError) {
     sink.yield(write)
+    if let gate = gate.withLock({ gate in
+      defer { gate = nil }
+      return gate
+    }) {
+      gate.wait()
+    }
     if let failure = failure.withLock({ $0 }) { throw failure }
+    if case .record(let id) = write, id == refused.withLock({ $0 }) {
+      throw CallHistoryError(path: "/disk/history.sqlite", message: "a row this version does not know", kind: .rejected)
+    }
+  }
+
+  static func id(of event: EngineEvent) -> String {
+    switch event {
+    case .ringing(let call, _, _, _, _), .suppressed(let call, _), .missed(let call, _): call.id
+    case .stopped(let callID, _), .ignored(let callID, _), .patternFallback(let callID, _, _, _, _): callID
+    case .missedAcknowledged: "*"
+    }
   }
 
   func record(_ event: EngineEvent, at date: Date) throws(CallHistoryError) {
-    let id: String
-    switch event {
-    case .ringing(let call, _, _, _, _), .suppressed(let call, _), .missed(let call, _): id = call.id
-    case .stopped(let callID, _), .ignored(let callID, _), .patternFallback(let callID, _, _, _, _): id = callID
-    case .missedAcknowledged: id = "*"
-    }
-    try attempt(.record(id))
+    try attempt(.record(Self.id(of: event)))
     try history.record(event, at: date)
   }
+  /// A batch is tried record by record first, so a failure writes none of it (as a transaction would).
+  func record(_ records: [HistoryRecord]) throws(CallHistoryError) {
+    batches.withLock { $0.append(records.count) }
+    for record in records { try attempt(.record(Self.id(of: record.event))) }
+    try history.record(records)
+  }
+  /// The size of each batch written.
+  let batches = Mutex<[Int]>([])
+
   func closeInterrupted(at date: Date) throws(CallHistoryError) -> Int {
     try attempt(.closeInterrupted(date))
     return try history.closeInterrupted(at: date)
@@ -178,6 +204,46 @@ extension HistoryWriter {
     store.failure.withLock { $0 = nil }
     #expect(await writer.calls(missedOnly: false, limit: 5).calls.map(\.id) == ["a"])
     #expect(writer.health.isWhole)
+    await writer.stop()
+  }
+
+  /// While one commit waits for the disk, the records handed in meanwhile go out together in the next one:
+  /// a burst of calls costs two commits, not one per event.
+  @Test func recordsHandedInDuringACommitAreWrittenTogetherInTheNextOne() async throws {
+    let store = try ScriptedStore()
+    let (writer, _) = Self.writer(store, clock: TestClock())
+    _ = await writer.start()
+    let disk = DispatchSemaphore(value: 0)
+    store.gate.withLock { $0 = disk }
+    var writes = store.writes.makeAsyncIterator()
+    writer.record(Self.ring("c0"), at: Self.start)
+    while let write = await writes.next(), write != .record("c0") {}  // c0's commit now waits for the disk
+    for index in 1...20 { writer.record(Self.ring("c\(index)"), at: Self.start + Double(index)) }
+    disk.signal()
+    let answer = await writer.calls(missedOnly: false, limit: 50)
+    #expect(answer.calls.count == 21 && answer.calls.first?.id == "c20" && answer.calls.last?.id == "c0")
+    #expect(store.batches.withLock { $0 } == [20], "c0 alone, then the other twenty in one commit")
+    #expect(writer.health.isWhole)
+    await writer.stop()
+  }
+
+  /// A batch the database refuses outright is written record by record: only the refused record is lost.
+  @Test func aRefusedRecordInABatchLosesOnlyItself() async throws {
+    let store = try ScriptedStore()
+    let (writer, _) = Self.writer(store, clock: TestClock())
+    _ = await writer.start()
+    let disk = DispatchSemaphore(value: 0)
+    store.gate.withLock { $0 = disk }
+    store.refused.withLock { $0 = "c3" }
+    var writes = store.writes.makeAsyncIterator()
+    writer.record(Self.ring("c0"), at: Self.start)
+    while let write = await writes.next(), write != .record("c0") {}
+    for index in 1...5 { writer.record(Self.ring("c\(index)"), at: Self.start + Double(index)) }
+    disk.signal()
+    let answer = await writer.calls(missedOnly: false, limit: 50)
+    #expect(answer.calls.map(\.id) == ["c5", "c4", "c2", "c1", "c0"])
+    #expect(store.batches.withLock { $0 } == [5], "the batch was tried once, then its records one by one")
+    #expect(answer.health.lost == 1 && answer.health.pending == 0)
     await writer.stop()
   }
 

@@ -40,6 +40,25 @@ import Testing
       ])
   }
 
+  /// Records written as one batch (one commit) leave the rows that the same records one by one leave.
+  @Test func aBatchIsTheSameAsItsRecordsOneByOne() throws {
+    let records = [
+      HistoryRecord(ringing(Self.alice, boards: ["desk"], pattern: .named("office")), at: at(0)),
+      HistoryRecord(
+        .patternFallback(callID: "c1", board: "desk", requested: .named("office"), played: "UK", reason: "no slot"),
+        at: at(0.1)),
+      HistoryRecord(ringing(IncomingCall(id: "c2"), boards: ["desk"], pattern: .slot(0)), at: at(1)),
+      HistoryRecord(.stopped(callID: "c1", reason: .hangup), at: at(2)),
+      HistoryRecord(.stopped(callID: "c2", reason: .cap), at: at(31)),
+    ]
+    let batched = try CallHistory.inMemory()
+    try batched.record(records)
+    let single = try CallHistory.inMemory()
+    for record in records { try single.record(record.event, at: record.date) }
+    #expect(try batched.calls() == single.calls())
+    #expect(try batched.calls().map(\.outcome) == [.missed, .hungUp])
+  }
+
   /// The outcome mapping: each stop reason ends the ringing row as documented.
   @Test(arguments: [
     (StopReason.hangup, CallOutcome.hungUp, false),
