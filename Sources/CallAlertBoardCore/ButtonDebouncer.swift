@@ -58,12 +58,22 @@ public struct ButtonDebouncer: Sendable {
   }
 
   /// Takes the raw level (`true` = pressed) seen at `nowMs`.
+  ///
+  /// A level that changes is first taken as having held until `nowMs`: an owner that samples late (a wake-up
+  /// after a flash erase, a virtual board on a busy host) must not lose a press whose debounce was never
+  /// sampled because the release came first.
   public mutating func sample(pressed level: Bool, nowMs: UInt64) -> Output {
+    guard level != candidate else { return settle(nowMs: nowMs) }
+    let before = settle(nowMs: nowMs)
+    candidate = level
+    candidateSinceMs = nowMs
+    let after = settle(nowMs: nowMs)
+    return Output(wentDown: before.wentDown || after.wentDown, report: after.report ?? before.report)
+  }
+
+  /// Applies what the current level has done by `nowMs`: finished its debounce, or reached the long press.
+  private mutating func settle(nowMs: UInt64) -> Output {
     var output = Output()
-    if level != candidate {
-      candidate = level
-      candidateSinceMs = nowMs
-    }
     if candidate != isPressed && nowMs - candidateSinceMs >= debounceMs {
       isPressed = candidate
       if isPressed {

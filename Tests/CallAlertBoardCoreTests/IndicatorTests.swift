@@ -211,4 +211,28 @@ struct ButtonTests {
     #expect(button.sample(pressed: false, nowMs: 1_620) == .init(), "a long press reports nothing at release")
     #expect(!button.isPressed)
   }
+
+  /// Sampled only at its edges, late (the debounce's wake-up never came before the release): the press held
+  /// from 10 to 160 ms still went down and is a press of 150 ms, as it would be on dense samples. A release
+  /// sampled after more than the long-press time is a long press.
+  @Test("a press sampled only at its edges is still a press")
+  func pressSampledOnlyAtItsEdges() {
+    var button = ButtonDebouncer(debounceMs: 20, longPressMs: 1_000, nowMs: 0)
+    #expect(button.sample(pressed: true, nowMs: 10) == .init())
+    #expect(button.sample(pressed: false, nowMs: 160) == .init(wentDown: true))
+    #expect(button.nextWakeMs == 180)
+    #expect(button.sample(pressed: false, nowMs: 180) == .init(report: .init(kind: .press, heldMs: 150)))
+    #expect(!button.isPressed)
+
+    #expect(button.sample(pressed: true, nowMs: 2_000) == .init())
+    let held = button.sample(pressed: false, nowMs: 3_500)
+    #expect(held == .init(wentDown: true, report: .init(kind: .longPress, heldMs: 1_500)))
+    #expect(button.sample(pressed: false, nowMs: 3_520) == .init(), "a long press reports nothing at release")
+
+    // Bounce shorter than the debounce is still nothing, however it is sampled.
+    #expect(button.sample(pressed: true, nowMs: 5_000) == .init())
+    #expect(button.sample(pressed: false, nowMs: 5_005) == .init())
+    #expect(button.sample(pressed: false, nowMs: 5_100) == .init())
+    #expect(!button.isPressed)
+  }
 }
