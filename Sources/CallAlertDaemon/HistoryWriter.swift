@@ -231,9 +231,9 @@ final class HistoryWriter: Sendable {
     }
   }
 
-  /// Returns once every record handed in so far was tried.
+  /// Returns once every record handed in so far was tried (a record's write may still be queued behind this).
   func drain() async {
-    await onQueue {}
+    await onQueue { self.flushUnlessWaiting() }
   }
 
   /// The history's health now; never waits for the disk.
