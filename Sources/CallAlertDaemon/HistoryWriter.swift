@@ -37,6 +37,8 @@ final class HistoryWriter: Sendable {
   static let firstRetryDelay: Duration = .seconds(1)
   /// The longest wait between two tries.
   static let longestRetryDelay: Duration = .seconds(60)
+  /// How long a record may wait in memory for the records that follow it, to share their commit.
+  static let defaultWriteDelay: Duration = .milliseconds(50)
   /// How often the retention is applied after start.
   static let pruneInterval: Duration = .seconds(86_400)
 
@@ -51,6 +53,8 @@ final class HistoryWriter: Sendable {
   private struct State: Sendable {
     var store: (any CallHistoryStore)?
     var pending: [Operation] = []
+    /// How many operations at the front of `pending` a commit is writing now: a drop never takes those.
+    var writing = 0
     var lost = 0
     var problem: CallHistoryError?
     var movedAside: String?
@@ -74,6 +78,8 @@ final class HistoryWriter: Sendable {
     @Sendable (_ first: Duration, _ every: Duration?, _ fire: @escaping @Sendable () -> Void) -> Task<Void, Never>
   private let now: @Sendable () -> Date
   private let capacity: Int
+  /// How long a record waits in memory before its write: see ``record(_:at:)``.
+  let writeDelay: Duration
   private let logger: Logger
   private let onChange: @Sendable (HistoryHealth) -> Void
   private let queue = DispatchQueue(label: "CallAlertDaemon.HistoryWriter")
@@ -88,13 +94,15 @@ final class HistoryWriter: Sendable {
   ///   - clock: times the retries and the daily retention.
   ///   - now: the wall clock, for the retention's cut-off and the time of a stop.
   ///   - capacity: how many writes may wait in memory.
+  ///   - writeDelay: how long a record waits for the records that follow it, to share their commit.
   ///   - onChange: called (on the writer's queue) when the health changes: degraded, whole again, a first
   ///     record lost.
   init<C: Clock<Duration>>(
     path: String?, keepDays: Int? = nil, clock: C, now: @escaping @Sendable () -> Date = { Date() },
-    capacity: Int = HistoryWriter.defaultCapacity, logger: Logger,
-    onChange: @escaping @Sendable (HistoryHealth) -> Void = { _ in }, opener: @escaping Opener
+    capacity: Int = HistoryWriter.defaultCapacity, writeDelay: Duration = HistoryWriter.defaultWriteDelay,
+    logger: Logger, onChange: @escaping @Sendable (HistoryHealth) -> Void = { _ in }, opener: @escaping Opener
   ) {
+    self.writeDelay = writeDelay
     self.path = path
     self.opener = opener
     self.keepDays = keepDays
@@ -197,21 +205,23 @@ final class HistoryWriter: Sendable {
 
   // MARK: - Writing and reading
 
-  /// Records an event: written at once when the history is healthy, kept in memory while it is degraded.
-  /// Events handed in while a commit runs go out together in the next one: the write that follows a record
-  /// is queued behind the records already handed in, and only once.
+  /// Records an event: written within ``writeDelay`` when the history is healthy, kept in memory while it is
+  /// degraded. The record joins the memory queue at once, on the caller's thread (the event loop), which
+  /// wakes no thread; the write that takes it is queued only once per window, so events that come close
+  /// together (a call and its hangup, a ring group, a burst) go out in one commit. A query (``calls(missedOnly:limit:)``),
+  /// ``drain()`` and ``stop()`` write what waits first.
   func record(_ event: EngineEvent, at date: Date) {
-    queue.async {
-      self.enqueue(.record(event, date))
-      let queueWrite = self.state.withLock { state in
-        defer { state.writeQueued = true }
-        return !state.writeQueued
-      }
-      guard queueWrite else { return }
-      self.queue.async {
-        self.state.withLock { $0.writeQueued = false }
-        self.flushUnlessWaiting()
-      }
+    enqueue(.record(event, date))
+    let queueWrite = state.withLock { state in
+      defer { state.writeQueued = true }
+      return !state.writeQueued
+    }
+    guard queueWrite else { return }
+    let (seconds, attoseconds) = writeDelay.components
+    let delay = DispatchTimeInterval.microseconds(Int(seconds) * 1_000_000 + Int(attoseconds / 1_000_000_000_000))
+    queue.asyncAfter(deadline: .now() + delay) {
+      self.state.withLock { $0.writeQueued = false }
+      self.flushUnlessWaiting()
     }
   }
 
@@ -251,23 +261,30 @@ final class HistoryWriter: Sendable {
     await withCheckedContinuation { continuation in queue.async { continuation.resume(returning: body()) } }
   }
 
+  /// Adds `operation` to the memory queue (from any thread; the log line and the health change of a drop are
+  /// handed to the writer's queue).
   private func enqueue(_ operation: Operation) {
     let dropped = state.withLock { state -> Int? in
       var dropped: Int?
+      var keep = true
       if state.pending.count >= capacity {
-        state.pending.removeFirst()
+        // The oldest that no commit is writing now; when a commit holds them all, the new one.
+        if state.writing < state.pending.count { state.pending.remove(at: state.writing) } else { keep = false }
         state.lost += 1
         dropped = state.lost
       }
-      state.pending.append(operation)
+      if keep { state.pending.append(operation) }
       return dropped
     }
     guard let dropped else { return }
-    if dropped == 1 || dropped % 1_000 == 0 {
-      logger.error(
-        "history: the memory queue is full (\(capacity) writes); the oldest was dropped, \(dropped) lost so far")
+    queue.async {
+      if dropped == 1 || dropped % 1_000 == 0 {
+        self.logger.error(
+          "history: the memory queue is full (\(self.capacity) writes); the oldest was dropped, \(dropped) lost so far"
+        )
+      }
+      if dropped == 1 { self.onChange(self.health) }
     }
-    if dropped == 1 { onChange(health) }
   }
 
   private func enqueuePrune() {
@@ -294,9 +311,12 @@ final class HistoryWriter: Sendable {
         let records = state.pending.prefix(oneByOne > 0 ? 1 : Self.largestBatch).prefix {
           if case .record = $0 { true } else { false }
         }
-        return records.isEmpty ? state.pending.prefix(1) : records
+        let batch = records.isEmpty ? state.pending.prefix(1) : records
+        state.writing = batch.count
+        return batch
       }
       guard !batch.isEmpty else { break }
+      defer { state.withLock { $0.writing = 0 } }
       do throws(CallHistoryError) {
         try perform(batch, on: store)
         state.withLock { $0.pending.removeFirst(batch.count) }
