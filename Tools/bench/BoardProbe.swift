@@ -3,6 +3,7 @@ import CallAlertProtocol
 import CallAlertSerial
 import CallAlertTransport
 import CallAlertVirtualBoard
+import Dispatch
 import Synchronization
 import SystemPackage
 
@@ -39,7 +40,33 @@ final class BoardProbe: Sendable {
     let id: Int
     let from: Int
     let predicate: @Sendable (Record) -> Bool
-    let continuation: CheckedContinuation<Record?, Never>
+    let wake: Wake
+  }
+
+  /// How a waiter is woken: a task's continuation, or a blocked thread's semaphore.
+  private enum Wake {
+    case task(CheckedContinuation<Record?, Never>)
+    case thread(BlockedThread)
+
+    func callAsFunction(_ record: Record) {
+      switch self {
+      case .task(let continuation): continuation.resume(returning: record)
+      case .thread(let blocked): blocked.wake(with: record)
+      }
+    }
+  }
+
+  /// A thread blocked in ``waitFor(from:timeout:where:)``; the record is set before the semaphore is signalled.
+  private final class BlockedThread: @unchecked Sendable {
+    let semaphore = DispatchSemaphore(value: 0)
+    private let found = Mutex<Record?>(nil)
+
+    func wake(with record: Record) {
+      found.withLock { $0 = record }
+      semaphore.signal()
+    }
+
+    var record: Record? { found.withLock { $0 } }
   }
 
   private struct State {
@@ -86,17 +113,44 @@ final class BoardProbe: Sendable {
         guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
         return state.waiters.remove(at: index)
       }
-      expired?.continuation.resume(returning: nil)
+      if case .task(let continuation) = expired?.wake { continuation.resume(returning: nil) }
     }
     defer { timer.cancel() }
     return await withCheckedContinuation { continuation in
       let found = state.withLock { state -> Record? in
         if mark < state.records.count, let record = state.records[mark...].first(where: predicate) { return record }
-        state.waiters.append(Waiter(id: id, from: mark, predicate: predicate, continuation: continuation))
+        state.waiters.append(Waiter(id: id, from: mark, predicate: predicate, wake: .task(continuation)))
         return nil
       }
       if let found { continuation.resume(returning: found) }
     }
+  }
+
+  /// The first change at index `mark` or later that satisfies `predicate`, blocking the calling thread up to
+  /// `timeout` for it: for the bench's client thread, never for a task. No timer task is made per wait.
+  func waitFor(
+    from mark: Int, timeout: Duration = .seconds(5), where predicate: @escaping @Sendable (Record) -> Bool
+  ) -> Record? {
+    let blocked = BlockedThread()
+    let id = state.withLock { state -> Int? in
+      if mark < state.records.count, state.records[mark...].contains(where: predicate) { return nil }
+      state.nextID += 1
+      state.waiters.append(Waiter(id: state.nextID, from: mark, predicate: predicate, wake: .thread(blocked)))
+      return state.nextID
+    }
+    guard let id else {
+      return state.withLock { state in state.records[mark...].first(where: predicate) }
+    }
+    let milliseconds =
+      Int(timeout.components.seconds) * 1_000 + Int(timeout.components.attoseconds / 1_000_000_000_000_000)
+    if blocked.semaphore.wait(timeout: .now() + .milliseconds(milliseconds)) == .success { return blocked.record }
+    // Timed out, unless the record came between the timeout and taking the waiter out.
+    let stillWaiting = state.withLock { state in
+      guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return false }
+      state.waiters.remove(at: index)
+      return true
+    }
+    return stillWaiting ? nil : blocked.record
   }
 
   private func record(_ change: Change) {
@@ -112,7 +166,7 @@ final class BoardProbe: Sendable {
       }
       return ready
     }
-    for waiter in satisfied { waiter.continuation.resume(returning: record) }
+    for waiter in satisfied { waiter.wake(record) }
   }
 }
 
@@ -142,7 +196,9 @@ final class ProbedBoard: Sendable {
     runner = VirtualBoardRunner(board: board, transport: line, clock: ContinuousClock())
     self.slavePath = slavePath
     let runner = self.runner
-    task = Task { try await runner.run() }
+    // On the process's event loop, like the daemon: the board's bytes are read there, so they reach it
+    // without a thread hand-off (the C floor's board is a thread blocked in read(2)).
+    task = Task(executorPreference: DescriptorEventLoop.shared) { try await runner.run() }
   }
 
   /// Stops the board and closes its pseudo-terminal.

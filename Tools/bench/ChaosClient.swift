@@ -29,15 +29,6 @@ enum ChaosClient {
     func count(_ update: (inout Counters) -> Void) { totals.withLock { update(&$0) } }
   }
 
-  /// Runs `body` on a new thread and returns its result.
-  static func onThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { continuation in
-      let thread = Thread { continuation.resume(returning: body()) }
-      thread.stackSize = 1 << 20
-      thread.start()
-    }
-  }
-
   /// A connected socket to `path`, or nil when nothing accepts within `timeout` (a full backlog answers
   /// EAGAIN at once on a non-blocking Unix socket, so this retries every 10 ms).
   static func connect(_ path: String, timeout: Duration) -> CInt? {

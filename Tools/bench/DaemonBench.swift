@@ -1,3 +1,4 @@
+import CallAlertDaemon
 import Foundation
 
 /// The daemon at work, in this process, on virtual boards behind pseudo-terminals: latency from a request
@@ -183,49 +184,61 @@ enum DaemonBench {
   /// `calls` calls, each hung up as soon as it rings.
   static func latency(calls: Int, warmUpCalls: Int = 20) async throws -> LatencyFigures {
     try await withOneBoard(label: "latency") { daemon, board in
-      var callMs: [Double] = []
-      var hangupMs: [Double] = []
-      var failures = 0
-      var cpuAtStart = ProcessStats.cpuTime
-      for index in 0..<(warmUpCalls + calls) {
-        if index == warmUpCalls { cpuAtStart = ProcessStats.cpuTime }
-        guard let (ring, silence) = try await ringAndHangUp(daemon, [board], id: "lat-\(index)") else {
-          failures += 1
-          continue
+      let socket = daemon.socket
+      return try await onThread { () -> Result<LatencyFigures, BenchError> in
+        var callMs: [Double] = []
+        var hangupMs: [Double] = []
+        var failures = 0
+        var cpuAtStart = ProcessStats.cpuTime
+        for index in 0..<(warmUpCalls + calls) {
+          if index == warmUpCalls { cpuAtStart = ProcessStats.cpuTime }
+          let trip: ([Double], [Double])?
+          do { trip = try ringAndHangUp(socket, [board], id: "lat-\(index)") } catch {
+            return .failure(BenchError("latency: \(error)"))
+          }
+          guard let (ring, silence) = trip else {
+            failures += 1
+            continue
+          }
+          if index >= warmUpCalls {
+            callMs.append(ring[0])
+            hangupMs.append(silence[0])
+          }
+          if index % 200 == 0 { board.probe.clear() }
         }
-        if index >= warmUpCalls {
-          callMs.append(ring[0])
-          hangupMs.append(silence[0])
-        }
-        if index % 200 == 0 { board.probe.clear() }
-      }
-      let cpu = (ProcessStats.cpuTime - cpuAtStart).milliseconds
-      return LatencyFigures(
-        call: Summary(callMs), hangup: Summary(hangupMs), failures: failures,
-        cpuMsPerRequest: cpu / Double(2 * max(1, calls)))
+        let cpu = (ProcessStats.cpuTime - cpuAtStart).milliseconds
+        return .success(
+          LatencyFigures(
+            call: Summary(callMs), hangup: Summary(hangupMs), failures: failures,
+            cpuMsPerRequest: cpu / Double(2 * max(1, calls))))
+      }.get()
     }
   }
 
   /// Sends a call, waits for every board's first alerting actuator change, sends the hangup and waits for
   /// every board's actuators all off. Returns the per-board latencies in ms, or nil on a 5 s timeout.
+  ///
+  /// It blocks its thread throughout, as the C floor's client does (run it on a thread of its own,
+  /// ``onThread(_:)``): each trip is timed from just before connect(2) on the client's thread to the board's
+  /// callback, with no task hop of the bench's own in between.
   static func ringAndHangUp(
-    _ daemon: DaemonUnderTest, _ boards: [ProbedBoard], id: String
-  ) async throws -> ([Double], [Double])? {
+    _ socket: String, _ boards: [ProbedBoard], id: String
+  ) throws(ControlSocketError) -> ([Double], [Double])? {
     let clock = ContinuousClock()
     let marks = boards.map { $0.probe.mark }
     let sent = clock.now
-    _ = try await daemon.request(#"{"type":"call","id":"\#(id)"}"#)
+    _ = try ControlSocketClient.requestBlocking(#"{"type":"call","id":"\#(id)"}"#, path: socket)
     var rings: [Double] = []
     for (board, mark) in zip(boards, marks) {
-      guard let ring = await board.probe.first(from: mark, where: { $0.isAlerting }) else { return nil }
+      guard let ring = board.probe.waitFor(from: mark, where: { $0.isAlerting }) else { return nil }
       rings.append(sent.duration(to: ring.at).milliseconds)
     }
     let hangupMarks = boards.map { $0.probe.mark }
     let hungUp = clock.now
-    _ = try await daemon.request(#"{"type":"hangup","id":"\#(id)"}"#)
+    _ = try ControlSocketClient.requestBlocking(#"{"type":"hangup","id":"\#(id)"}"#, path: socket)
     var silences: [Double] = []
     for (board, mark) in zip(boards, hangupMarks) {
-      guard let stopped = await board.probe.first(from: mark, where: { $0.isSilent }) else { return nil }
+      guard let stopped = board.probe.waitFor(from: mark, where: { $0.isSilent }) else { return nil }
       // The actuators go off in the same step that ends the play, just before it is reported.
       let off = board.probe.records(from: mark).last { $0.isAllOff && $0.at <= stopped.at }
       silences.append(hungUp.duration(to: (off ?? stopped).at).milliseconds)
@@ -278,8 +291,15 @@ enum DaemonBench {
     var failures = 0
     do {
       try await warmUp(daemon, boards)
-      for index in 0..<(warmUpCalls + calls) {
-        guard let (rings, silences) = try await ringAndHangUp(daemon, boards, id: "fan-\(index)") else {
+      let socket = daemon.socket
+      let boards = boards
+      let trips = await onThread { () -> [([Double], [Double])?] in
+        (0..<(warmUpCalls + calls)).map { index in
+          (try? ringAndHangUp(socket, boards, id: "fan-\(index)")) ?? nil
+        }
+      }
+      for (index, trip) in trips.enumerated() {
+        guard let (rings, silences) = trip else {
           failures += 1
           continue
         }

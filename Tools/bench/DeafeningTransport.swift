@@ -24,7 +24,8 @@ final class DeafeningTransport: ByteTransport {
     let source = inner.incoming
     let state = self.state
     incoming = AsyncThrowingStream { continuation in
-      let pump = Task {
+      // On the event loop, where the board runs and the bytes are read: no thread hand-off of the bench's own.
+      let pump = Task(executorPreference: DescriptorEventLoop.shared) {
         do {
           for try await chunk in source {
             if state.deaf.withLock({ $0 }) {
