@@ -1,6 +1,14 @@
+#define _GNU_SOURCE  // accept4
 #include "callalert_epoll.h"
 
+#include <errno.h>
+#include <stdint.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
 
 _Static_assert(CALLALERT_EPOLL_IN == EPOLLIN && CALLALERT_EPOLL_OUT == EPOLLOUT, "epoll event bits");
 _Static_assert(CALLALERT_EPOLL_ERR == EPOLLERR && CALLALERT_EPOLL_HUP == EPOLLHUP, "epoll event bits");
@@ -25,4 +33,38 @@ int callalert_epoll_wait(int epoll, uint32_t *events, uint64_t *ids, int capacit
     ids[index] = ready[index].data.u64;
   }
   return count;
+}
+
+int callalert_doorbell_create(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
+
+void callalert_doorbell_ring(int doorbell) {
+  uint64_t one = 1;
+  // EAGAIN means the counter is at its maximum: still readable, so the loop wakes anyway.
+  while (write(doorbell, &one, sizeof one) < 0 && errno == EINTR) {
+  }
+}
+
+void callalert_doorbell_clear(int doorbell) {
+  uint64_t count;
+  (void)!read(doorbell, &count, sizeof count);
+}
+
+int callalert_accept(int listening) { return accept4(listening, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC); }
+
+int callalert_timer_create(void) { return timerfd_create(CLOCK_BOOTTIME, TFD_NONBLOCK | TFD_CLOEXEC); }
+
+int callalert_timer_set(int timer, int64_t nanoseconds) {
+  struct itimerspec setting = {0};
+  if (nanoseconds >= 0) {
+    if (nanoseconds == 0) nanoseconds = 1;  // all zeros would disarm it
+    setting.it_value.tv_sec = nanoseconds / 1000000000;
+    setting.it_value.tv_nsec = nanoseconds % 1000000000;
+  }
+  return timerfd_settime(timer, 0, &setting, NULL);
+}
+
+uint64_t callalert_timer_clear(int timer) {
+  uint64_t expirations = 0;
+  if (read(timer, &expirations, sizeof expirations) != sizeof expirations) return 0;
+  return expirations;
 }

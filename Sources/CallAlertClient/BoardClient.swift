@@ -14,6 +14,10 @@ import Synchronization
 /// `DeadlineTimer`, and reconnection pauses come from the one `Backoff` rule. It wakes for bytes and for
 /// deadlines, never on a polling timer.
 public actor BoardClient<C: Clock> where C.Duration == Duration {
+  /// Runs on the process's event loop, beside the descriptors it reads and writes, so that bytes and
+  /// requests reach it without a hand-off between threads (see ``DescriptorEventLoop``).
+  public nonisolated var unownedExecutor: UnownedSerialExecutor { DescriptorEventLoop.shared.asUnownedSerialExecutor() }
+
   /// Events from the board and from the connection, in order.
   public nonisolated let events: AsyncStream<BoardClientEvent>
   /// The board's INFO from the current session; nil while not connected.
@@ -65,7 +69,7 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
   public init(transport: any ByteTransport, clock: C, options: BoardClientOptions = BoardClientOptions()) {
     self.clock = clock
     self.options = options
-    deadlines = DeadlineTimer(clock: clock)
+    deadlines = DeadlineTimer(clock: clock, alarm: LoopTimer.alarm(on: clock))
     // A random first sequence: a board that still remembers the previous host's HELLO must not take this
     // client's HELLO for a retransmission of it.
     endpoint = LinkEndpoint(role: .host, timing: options.timing, firstSequence: UInt16.random(in: 0...UInt16.max))
@@ -320,14 +324,14 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
     if deadlineLoop == nil {
       let deadlines = self.deadlines
       let poll: @Sendable () async -> Void = { [weak self] in await self?.pollDeadlines() }
-      deadlineLoop = Task { await deadlines.run(onDeadline: poll) }
+      deadlineLoop = Task(executorPreference: DescriptorEventLoop.shared) { await deadlines.run(onDeadline: poll) }
     }
-    Task {
+    Task(executorPreference: DescriptorEventLoop.shared) {
       for await chunk in stream where chunk.epoch == epoch.current {
         do { try await transport.write(chunk.bytes) } catch { break }
       }
     }
-    reader = Task { [weak self] in
+    reader = Task(executorPreference: DescriptorEventLoop.shared) { [weak self] in
       do {
         for try await chunk in transport.incoming {
           guard let self else { return }

@@ -12,6 +12,10 @@ import Logging
 /// The daemon's heart: the alert engine, fed by every input, woken exactly at its deadlines, with its
 /// effects carried out by the board drivers and its events recorded and published.
 public actor AlertService<C: Clock> where C.Duration == Duration {
+  /// Runs on the process's event loop, beside the descriptors it reads and writes, so that bytes and
+  /// requests reach it without a hand-off between threads (see ``DescriptorEventLoop``).
+  public nonisolated var unownedExecutor: UnownedSerialExecutor { DescriptorEventLoop.shared.asUnownedSerialExecutor() }
+
   /// Opens a transport to a board, by the board's name.
   public typealias Connector = @Sendable () async throws -> any ByteTransport
 
@@ -61,7 +65,7 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
     self.linkTiming = linkTiming
     self.patternTable = patternTable
     self.clock = clock
-    deadlines = DeadlineTimer(clock: clock)
+    deadlines = DeadlineTimer(clock: clock, alarm: LoopTimer.alarm(on: clock))
     self.wallClock = wallClock
     self.logger = logger
     self.recorder = recorder

@@ -11,6 +11,10 @@ import Synchronization
 /// One board of the daemon: keeps it connected (reconnecting as it comes and goes), carries out the
 /// engine's commands for it in order, and turns what the board reports into engine inputs.
 actor BoardDriver<C: Clock> where C.Duration == Duration {
+  /// Runs on the process's event loop, beside the descriptors it reads and writes, so that bytes and
+  /// requests reach it without a hand-off between threads (see ``DescriptorEventLoop``).
+  nonisolated var unownedExecutor: UnownedSerialExecutor { DescriptorEventLoop.shared.asUnownedSerialExecutor() }
+
   /// Opens a transport to the board.
   typealias Connector = @Sendable () async throws -> any ByteTransport
 

@@ -1,5 +1,4 @@
 import CallAlertTransport
-@preconcurrency import Dispatch
 import SystemPackage
 
 #if canImport(Glibc)
@@ -14,11 +13,13 @@ import SystemPackage
 /// client that sends faster than the daemon answers fills its own kernel buffer and blocks, instead of filling
 /// the daemon's memory (backpressure). Answers go out through a buffer of at most `outputLimit` unsent bytes; a
 /// client that keeps sending but never reads overflows it and is disconnected. A client that neither sends
-/// nor reads for `idleTimeout` (measured on the injected clock) is disconnected too.
+/// nor reads for the idle timeout (measured on the injected clock) is disconnected too, by the server's
+/// ``ControlIdleSweeper``.
 ///
 /// Readiness comes from the process's one event loop (a one-shot ``DescriptorWatch``, armed only while a read or
-/// a write waits). Every mutable property is confined to `queue`, a serial queue to which the watch's reports
-/// are handed; the descriptor is closed on it, after the watch is cancelled.
+/// a write waits). Every mutable property is confined to the loop's thread, where the watch reports and where
+/// the server's tasks run, so that a request is read, answered and written without a thread hand-off (work
+/// from elsewhere is handed to the loop); the descriptor is closed there, after the watch is cancelled.
 final class ControlConnection<C: Clock<Duration>>: @unchecked Sendable {
   /// What a read brought.
   enum Received: Equatable {
@@ -41,12 +42,12 @@ final class ControlConnection<C: Clock<Duration>>: @unchecked Sendable {
   /// The name in logs and error lines, such as `socket#3`.
   let name: String
   private let descriptor: CInt
-  private let queue: DispatchQueue
+  private let loop = DescriptorEventLoop.shared
   private let outputLimit: Int
   private let clock: C
   private let onClose: @Sendable (CloseReason) -> Void
 
-  // Confined to `queue`.
+  // Confined to the loop's thread.
   private var watch: DescriptorWatch?  // set once in init (its handler needs `self`)
   private var isOpen = true
   private var writeArmed = false  // output waits for room
@@ -69,11 +70,8 @@ final class ControlConnection<C: Clock<Duration>>: @unchecked Sendable {
     self.clock = clock
     self.onClose = onClose
     lastActivity = clock.now
-    let queue = DispatchQueue(label: "CallAlertDaemon.ControlConnection(\(name))")
-    self.queue = queue
     watch = DescriptorWatch(FileDescriptor(rawValue: descriptor)) { [weak self] events in
-      guard let connection = self else { return }
-      queue.async { connection.ready(events) }
+      self?.ready(events)  // on the loop's thread
     }
   }
 
@@ -82,7 +80,7 @@ final class ControlConnection<C: Clock<Duration>>: @unchecked Sendable {
   /// The next bytes from the client, waiting (without a thread) until some arrive; reads nothing before asked.
   func receive() async -> Received {
     await withCheckedContinuation { (waiter: CheckedContinuation<Received, Never>) in
-      queue.async { self.startReceiving(waiter) }
+      loop.perform { self.startReceiving(waiter) }
     }
   }
 
@@ -93,7 +91,7 @@ final class ControlConnection<C: Clock<Duration>>: @unchecked Sendable {
     arm()
   }
 
-  /// A report from the event loop, on `queue`: whatever waits is served, then the watch is armed again for
+  /// A report from the event loop, on its thread: whatever waits is served, then the watch is armed again for
   /// what still waits.
   private func ready(_ events: DescriptorEvents) {
     guard isOpen else { return }  // a report handed over just before the close
@@ -137,14 +135,14 @@ final class ControlConnection<C: Clock<Duration>>: @unchecked Sendable {
   /// left more than the output limit unread.
   func send(_ bytes: [UInt8]) async -> Bool {
     await withCheckedContinuation { (done: CheckedContinuation<Bool, Never>) in
-      queue.async { done.resume(returning: self.enqueue(bytes)) }
+      loop.perform { done.resume(returning: self.enqueue(bytes)) }
     }
   }
 
   /// Returns once every queued byte is sent, or the connection is closed.
   func drain() async {
     await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
-      queue.async {
+      loop.perform {
         if !self.isOpen || self.outputOffset == self.output.count {
           waiter.resume()
         } else {
@@ -204,36 +202,30 @@ final class ControlConnection<C: Clock<Duration>>: @unchecked Sendable {
 
   /// Marks the connection as working on a request, which is not idleness; every change counts as activity.
   func setBusy(_ isBusy: Bool) {
-    queue.async {
+    loop.perform {
       self.busy = isBusy
       self.lastActivity = self.clock.now
     }
   }
 
-  /// Closes the connection once it has been idle for `timeout`; returns when it is closed or on cancellation.
-  func watchIdleness(timeout: Duration) async {
-    while true {
-      let (open, busy, last) = await withCheckedContinuation { done in
-        queue.async { done.resume(returning: (self.isOpen, self.busy, self.lastActivity)) }
-      }
-      guard open else { return }
-      let now = clock.now
-      let deadline = busy ? now.advanced(by: timeout) : last.advanced(by: timeout)
-      if deadline <= now {
-        let line = Array(#"{"ok":false,"error":"closing a connection idle for \#(timeout)"}"#.utf8) + [0x0A]
-        queue.async {
-          _ = line.withUnsafeBytes { systemSend(self.descriptor, $0.baseAddress, $0.count) }
-          self.end(.idle)
-        }
-        return
-      }
-      do { try await clock.sleep(until: deadline, tolerance: nil) } catch { return }
-    }
+  /// When the connection will have been idle for `timeout`: its last activity plus the timeout, or a whole
+  /// timeout from now while a request is being answered; nil once closed. On the loop's thread.
+  func idleDeadline(timeout: Duration) -> C.Instant? {
+    guard isOpen else { return nil }
+    return busy ? clock.now.advanced(by: timeout) : lastActivity.advanced(by: timeout)
+  }
+
+  /// Tells the client why and closes the connection, idle for `timeout`. On the loop's thread.
+  func closeIdle(timeout: Duration) {
+    guard isOpen else { return }
+    let line = Array(#"{"ok":false,"error":"closing a connection idle for \#(timeout)"}"#.utf8) + [0x0A]
+    _ = line.withUnsafeBytes { systemSend(descriptor, $0.baseAddress, $0.count) }
+    end(.idle)
   }
 
   /// Closes the connection; waiting reads end and waiting drains return. Calling it again does nothing.
   func close() {
-    queue.async { self.end(.finished) }
+    loop.perform { self.end(.finished) }
   }
 
   private func end(_ reason: CloseReason) {

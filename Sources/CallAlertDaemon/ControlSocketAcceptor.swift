@@ -1,6 +1,5 @@
 import CallAlertControl
 import CallAlertTransport
-@preconcurrency import Dispatch
 import Logging
 import SystemPackage
 
@@ -16,8 +15,9 @@ import SystemPackage
 /// instead of retrying at once: the listening socket stays readable, so retrying would spin a core.
 ///
 /// The listening socket is watched by the process's event loop (a one-shot ``DescriptorWatch``, armed again
-/// after each burst of accepts and not while paused). Every mutable property is confined to `queue`, to which
-/// the watch's reports are handed; the socket is closed on it, after the watch is cancelled.
+/// after each burst of accepts and not while paused). Every mutable property is confined to the loop's
+/// thread, where the watch reports (work from elsewhere is handed to the loop); the socket is closed there,
+/// after the watch is cancelled.
 final class ControlSocketAcceptor<C: Clock<Duration>>: @unchecked Sendable {
   private let descriptor: CInt
   private let limits: ControlSocketLimits
@@ -26,10 +26,10 @@ final class ControlSocketAcceptor<C: Clock<Duration>>: @unchecked Sendable {
   private let accept: @Sendable (CInt) -> CInt
   private let clock: C
   private let accepted: AsyncStream<(CInt, Int)>.Continuation
-  fileprivate let queue = DispatchQueue(label: "CallAlertDaemon.ControlSocketAcceptor")
+  fileprivate let loop = DescriptorEventLoop.shared
   private let descriptorCeiling: Int
 
-  // Confined to `queue`.
+  // Confined to the loop's thread.
   fileprivate var watch: DescriptorWatch?  // set once in init (its handler needs `self`)
   fileprivate var paused = false
   fileprivate var running = true
@@ -56,17 +56,15 @@ final class ControlSocketAcceptor<C: Clock<Duration>>: @unchecked Sendable {
     // rlim_cur is unsigned; "unlimited" is its largest value, which clamps to Int.max.
     let soft = getrlimit(resourceNoFile, &limit) == 0 ? Int(clamping: limit.rlim_cur) : Int.max
     descriptorCeiling = soft == Int.max ? Int.max : soft - limits.reservedDescriptors
-    let queue = queue
     watch = DescriptorWatch(FileDescriptor(rawValue: descriptor)) { [weak self] _ in
-      guard let acceptor = self else { return }
-      queue.async { acceptor.acceptAll() }
+      self?.acceptAll()  // on the loop's thread
     }
-    queue.sync { armWatch() }
+    loop.perform { self.armWatch() }
   }
 
   /// Stops accepting and closes the listening socket.
   func stop() {
-    queue.async { [self] in
+    loop.perform { [self] in
       guard running else { return }
       running = false
       resumeTask?.cancel()
@@ -89,7 +87,7 @@ final class ControlSocketAcceptor<C: Clock<Duration>>: @unchecked Sendable {
 
   /// A served client has gone: its slot is free.
   func connectionDidClose() {
-    queue.async { self.active -= 1 }
+    loop.perform { self.active -= 1 }
   }
 
   private func acceptAll() {
@@ -125,8 +123,6 @@ final class ControlSocketAcceptor<C: Clock<Duration>>: @unchecked Sendable {
         client, "too many connections (the limit is \(limits.maxConnections)); try again later",
         log: "connection limit")
     }
-    _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
-    _ = fcntl(client, F_SETFD, FD_CLOEXEC)
     active += 1
     count += 1
     accepted.yield((client, count))
@@ -164,7 +160,7 @@ final class ControlSocketAcceptor<C: Clock<Duration>>: @unchecked Sendable {
 extension ControlSocketAcceptor {
   /// Ends a pause in accepting (unless stopped meanwhile).
   fileprivate func resumeAccepting() {
-    queue.async { [self] in
+    loop.perform { [self] in
       guard running, paused else { return }
       paused = false
       acceptAll()  // takes the clients that queued up during the pause, then arms the watch again
@@ -172,9 +168,9 @@ extension ControlSocketAcceptor {
   }
 }
 
-/// accept(2) of a new client (made non-blocking and close-on-exec on admission).
+/// accept(2) of a new client, non-blocking and close-on-exec from the start.
 func systemAccept(_ listening: CInt) -> CInt {
-  accept(listening, nil, nil)
+  acceptNonBlockingClient(listening)
 }
 
 #if canImport(Glibc)

@@ -62,6 +62,12 @@ public enum ControlSocketClient {
     return try result.get()
   }
 
+  /// Sends one request line on a fresh connection and returns the answer line, blocking the calling thread
+  /// throughout: for a thread of its own (the bench's client), never for a task on the concurrency pool.
+  public static func requestBlocking(_ line: String, path: String) throws(ControlSocketError) -> String {
+    try exchange(try connect(path), line, path: path)
+  }
+
   /// Sends `line` on `descriptor`, a connected socket, and reads the answer line; closes the descriptor.
   ///
   /// A daemon that refuses the client (not allowed, too many connections) sends its reason and closes, maybe

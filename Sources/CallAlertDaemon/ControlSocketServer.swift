@@ -90,20 +90,24 @@ public final class ControlSocketServer: Sendable {
     let acceptor = ControlSocketAcceptor(
       descriptor: descriptor, limits: limits, policy: policy, logger: logger, accept: acceptConnection,
       clock: clock, accepted: continuation)
+    let sweeper = ControlIdleSweeper(timeout: limits.idleTimeout, clock: clock)
     await withTaskCancellationHandler {
       // Discarding: a long-running daemon must not keep a finished task per client it ever served.
       await withDiscardingTaskGroup { group in
+        group.addTask { await sweeper.run() }
         for await (client, number) in connections {
           let connection = ControlConnection(
             taking: client, name: "socket#\(number)", outputLimit: limits.maxUnsentBytes, clock: clock
           ) { [logger] reason in
             acceptor.connectionDidClose()
+            sweeper.remove(number: number)
             switch reason {
             case .finished: break
             case .outputFull: logger.notice("control socket: socket#\(number) did not read its answers; disconnected")
             case .idle: logger.info("control socket: socket#\(number) idle; disconnected")
             }
           }
+          sweeper.add(connection, number: number)
           group.addTask { [limits] in
             await ControlSocketServer.serve(connection, limits: limits, handler: handler)
           }
@@ -131,39 +135,35 @@ public final class ControlSocketServer: Sendable {
   private static func serveLines<C: Clock<Duration>>(
     _ connection: ControlConnection<C>, limits: ControlSocketLimits, handler: Handler
   ) async {
-    await withTaskGroup(of: Void.self) { group in
-      group.addTask { await connection.watchIdleness(timeout: limits.idleTimeout) }
-      var splitter = LineSplitter(maxLength: limits.maxLineLength)
-      reading: while true {
-        let received = await connection.receive()
-        let lines: [LineSplitter.Line]
-        switch received {
-        case .bytes(let bytes): lines = splitter.feed(bytes)
-        case .end: lines = splitter.finish()  // a last line without its newline is still a line
-        }
-        for line in lines {
-          let answer: String
-          switch line {
-          case .line(let bytes, let number):
-            if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
-            connection.setBusy(true)
-            answer = await handler(bytes, number, connection.name)
-            connection.setBusy(false)
-          case .tooLong(let number):
-            answer =
-              ControlResponse.failure(
-                "\(connection.name):\(number):1: line longer than \(limits.maxLineLength / 1024) KiB; it was skipped"
-              ).line
-          }
-          guard await connection.send(Array((answer + "\n").utf8)) else { break reading }
-        }
-        if received == .end { break }
+    var splitter = LineSplitter(maxLength: limits.maxLineLength)
+    reading: while true {
+      let received = await connection.receive()
+      let lines: [LineSplitter.Line]
+      switch received {
+      case .bytes(let bytes): lines = splitter.feed(bytes)
+      case .end: lines = splitter.finish()  // a last line without its newline is still a line
       }
-      // After a half-close (shutdown(SHUT_WR)) the client still reads: its answers go out before the close.
-      await connection.drain()
-      connection.close()
-      group.cancelAll()
+      for line in lines {
+        let answer: String
+        switch line {
+        case .line(let bytes, let number):
+          if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
+          connection.setBusy(true)
+          answer = await handler(bytes, number, connection.name)
+          connection.setBusy(false)
+        case .tooLong(let number):
+          answer =
+            ControlResponse.failure(
+              "\(connection.name):\(number):1: line longer than \(limits.maxLineLength / 1024) KiB; it was skipped"
+            ).line
+        }
+        guard await connection.send(Array((answer + "\n").utf8)) else { break reading }
+      }
+      if received == .end { break }
     }
+    // After a half-close (shutdown(SHUT_WR)) the client still reads: its answers go out before the close.
+    await connection.drain()
+    connection.close()
   }
 
   private static func address(_ path: String) throws(ControlSocketError) -> sockaddr_un {

@@ -1,5 +1,6 @@
 import CallAlertControl
 import CallAlertInputs
+import CallAlertTransport
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -23,7 +24,7 @@ struct AlertServiceRunner: Service {
 
   func run() async throws {
     await cancelWhenGracefulShutdown {
-      await service.run()
+      await withTaskExecutorPreference(DescriptorEventLoop.shared) { await service.run() }
       await Daemon.finish(history: history, locks: locks, logger: logger)
     }
   }
@@ -35,7 +36,9 @@ struct ControlSocketService: Service {
   let handler: ControlSocketServer.Handler
 
   func run() async throws {
-    await cancelWhenGracefulShutdown { await server.run(handler: handler) }
+    await cancelWhenGracefulShutdown {
+      await withTaskExecutorPreference(DescriptorEventLoop.shared) { await server.run(handler: handler) }
+    }
   }
 }
 
@@ -48,14 +51,20 @@ struct EventPrinterService: Service {
   let eventSink: (@Sendable (String) -> Void)?
 
   func run() async throws {
+    // On the event loop, where the events are published: a line goes to the printer's thread (or the
+    // test's sink) without waking a thread of the pool.
     await cancelWhenGracefulShutdown {
-      for await published in events {
-        let line =
-          reloader.current.eventsFormat == .json
-          ? EventLine.json(published.event, at: published.at) : EventLine.text(published.event, at: published.at)
-        if let eventSink { eventSink(line) } else { printer?.print(line) }
-      }
-      printer?.finish()
+      await withTaskExecutorPreference(DescriptorEventLoop.shared) { await printEvents() }
+      printer?.finish()  // waits for the printer's thread: off the loop
+    }
+  }
+
+  private func printEvents() async {
+    for await published in events {
+      let line =
+        reloader.current.eventsFormat == .json
+        ? EventLine.json(published.event, at: published.at) : EventLine.text(published.event, at: published.at)
+      if let eventSink { eventSink(line) } else { printer?.print(line) }
     }
   }
 }
@@ -66,7 +75,9 @@ struct BridgeSourcesService<C: Clock>: Service where C.Duration == Duration {
   let bridges: BridgeService<C>
 
   func run() async throws {
-    await cancelWhenGracefulShutdown { await bridges.run() }
+    await cancelWhenGracefulShutdown {
+      await withTaskExecutorPreference(DescriptorEventLoop.shared) { await bridges.run() }
+    }
   }
 }
 

@@ -9,26 +9,56 @@ import Synchronization
 /// deadline does not disturb it (it wakes at the old time, finds nothing due and waits on), and only an
 /// earlier one interrupts its sleep. Used by `BoardClient`, the daemon's alert service and the virtual
 /// board runner alike.
+///
+/// With an *alarm* (``init(clock:alarm:)``; the event loop's timer for the real clock), the loop does not
+/// sleep on the clock at all: the alarm is set to the deadline, follows every change of it (later and
+/// cleared ones too, so it never rings for nothing), and its ring wakes the loop. That spares a sleeping child
+/// task, and libdispatch's timer thread, for each deadline that moves earlier: one per frame sent to a board.
 public final class DeadlineTimer<C: Clock>: Sendable where C.Duration == Duration {
   /// The clock.
   public let clock: C
   /// The instant ``nowMs`` counts from.
   public let start: C.Instant
   private let state = Mutex(State())
+  /// Sets the alarm (nil: disarms it); nil without an alarm.
+  private let alarm: (@Sendable (C.Instant?) -> Void)?
+
+  /// How to make an alarm: given what to call when it rings (from any thread), how to set it; nil when none
+  /// can be made (the timer then sleeps on the clock).
+  public typealias AlarmFactory = (_ ring: @escaping @Sendable () -> Void) -> (@Sendable (C.Instant?) -> Void)?
 
   private struct State {
     /// The deadline, nil when none.
     var target: C.Instant?
+    /// The alarm is set to `target` (the loop waits for it): a change of the deadline moves it too.
+    var alarmFollows = false
     /// Bumped when the deadline moves earlier (or appears), or the loop's sleep ends: the loop must look again.
     var generation: UInt64 = 0
     /// The loop, while it waits for the deadline to move.
     var waiter: CheckedContinuation<Void, Never>?
   }
 
-  /// Creates a timer whose ``nowMs`` reads 0 now.
-  public init(clock: C) {
+  /// Creates a timer whose ``nowMs`` reads 0 now; with `alarm`, it waits for the alarm instead of sleeping on
+  /// the clock.
+  public init(clock: C, alarm: AlarmFactory? = nil) {
     self.clock = clock
     start = clock.now
+    let ringer = Ringer()
+    self.alarm = alarm?({ ringer.ring() })
+    ringer.timer.withLock { $0 = WeakTimer(timer: self) }
+  }
+
+  /// Whether ``run(onDeadline:)`` waits on an alarm rather than on the clock. For tests.
+  public var hasAlarm: Bool { alarm != nil }
+
+  /// What the alarm calls: the timer, weakly (the alarm is the timer's, not the other way round).
+  private final class Ringer: Sendable {
+    let timer = Mutex(WeakTimer(timer: nil))
+    func ring() { timer.withLock { $0.timer }?.wake() }
+  }
+
+  private struct WeakTimer: Sendable {
+    weak var timer: DeadlineTimer?
   }
 
   /// Milliseconds since the timer was made.
@@ -55,6 +85,10 @@ public final class DeadlineTimer<C: Clock>: Sendable where C.Duration == Duratio
       let earlier =
         if let target { state.target.map { target < $0 } ?? true } else { false }
       state.target = target
+      if state.alarmFollows {
+        alarm?(target)  // later, cleared or earlier: the alarm rings at the new time, and the loop waits on
+        return nil
+      }
       guard earlier else { return nil }
       state.generation &+= 1
       defer { state.waiter = nil }
@@ -70,6 +104,22 @@ public final class DeadlineTimer<C: Clock>: Sendable where C.Duration == Duratio
       let (target, generation) = state.withLock { ($0.target, $0.generation) }
       guard let target else {
         await changed(since: generation)
+        continue
+      }
+      if clock.now < target, let alarm {
+        // The alarm is set and follows the deadline (under the lock, so no change slips between); its ring,
+        // an earlier deadline or cancellation ends the wait.
+        let armed = state.withLock { state in
+          guard state.generation == generation else { return false }
+          state.alarmFollows = true
+          alarm(state.target)
+          return true
+        }
+        if armed { await changed(since: generation) }
+        state.withLock { state in
+          state.alarmFollows = false
+          alarm(nil)
+        }
         continue
       }
       if clock.now < target {

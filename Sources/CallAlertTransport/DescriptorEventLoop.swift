@@ -9,7 +9,8 @@ import SystemPackage
 #endif
 
 /// One thread, blocked in epoll_wait(2), that tells descriptor channels (and other descriptor owners, through
-/// ``DescriptorWatch``) when their descriptors are ready.
+/// ``DescriptorWatch``) when their descriptors are ready, and runs the daemon's actors and tasks as their
+/// executor.
 ///
 /// Why not dispatch sources: libdispatch on Linux keeps one epoll registration per descriptor number for all
 /// its sources, re-arms it after each event on a worker thread, and unregisters a cancelled source some time
@@ -20,21 +21,54 @@ import SystemPackage
 /// reused, not by its descriptor, so an event that was already on its way when the owner closed finds nobody
 /// and is dropped, even if the descriptor's number now belongs to someone else.
 ///
+/// Why it is an executor too: a request used to cross threads a dozen times on its way from a socket to a
+/// board (this thread, a Dispatch queue, the concurrency pool, an actor, back), and on a small machine those
+/// hand-offs, not the work, were most of its cost. Actors that declare this loop as their executor
+/// (`unownedExecutor`), and tasks that prefer it (`withTaskExecutorPreference`, `Task(executorPreference:)`),
+/// run here, between epoll_wait calls, so that a byte read here resumes its reader on the same thread, with
+/// no wake-up of another. Work handed in from another thread rings a doorbell (an eventfd the loop watches)
+/// only when the loop sleeps. What runs here must not block: no blocking system call, no waiting for another
+/// thread that may be waiting for this one. Files and databases stay on queues of their own.
+///
 /// The thread sleeps in epoll_wait with no timeout: idle descriptors cost no wake-ups at all.
-final class DescriptorEventLoop: Sendable {
-  /// The loop the whole process shares; its thread starts with the first registration.
-  static let shared = DescriptorEventLoop()
+public final class DescriptorEventLoop: SerialExecutor, TaskExecutor, Sendable {
+  /// The loop the whole process shares; its thread starts when it is first used.
+  public static let shared = DescriptorEventLoop()
 
   /// What a registration does with the events reported for it, on the loop's thread. It must not block.
   typealias Handler = @Sendable (DescriptorEvents) -> Void
 
   private let epoll: CInt
+  private let doorbell: CInt
   private let handlers = Mutex<[UInt64: Handler]>([:])
   private let lastID = Atomic<UInt64>(0)
+  private let work = Mutex(Work())
+  /// The loop's thread (pthread_t), for ``isCurrent``.
+  private let thread = Atomic<UInt>(0)
+
+  /// Work handed to the loop, in order.
+  private struct Work {
+    var items: [Item] = []
+    /// The loop is in (or about to enter) epoll_wait with no timeout: a new item must ring the doorbell.
+    var sleeping = false
+  }
+
+  private enum Item {
+    case job(UnownedJob)
+    case closure(@Sendable () -> Void)
+  }
+
+  /// The registration number of the doorbell; ``makeID()`` never gives it out.
+  private static let doorbellID: UInt64 = 0
 
   private init() {
     epoll = callalert_epoll_create()
     precondition(epoll >= 0, "epoll_create1 failed, errno \(errno)")  // only without memory or descriptors
+    doorbell = callalert_doorbell_create()
+    precondition(doorbell >= 0, "eventfd failed, errno \(errno)")
+    let added = callalert_epoll_control(
+      epoll, CInt(CALLALERT_EPOLL_ADD), doorbell, UInt32(CALLALERT_EPOLL_IN), Self.doorbellID)
+    precondition(added == 0, "epoll_ctl of the doorbell failed, errno \(errno)")
     let box = Unmanaged.passRetained(self)
     var thread = pthread_t()
     let created = pthread_create(
@@ -48,11 +82,62 @@ final class DescriptorEventLoop: Sendable {
     pthread_detach(thread)
   }
 
+  // MARK: - The executor
+
+  /// Takes a job of an actor or task that runs here.
+  public func enqueue(_ job: consuming ExecutorJob) {
+    hand(.job(UnownedJob(job)))
+  }
+
+  /// Runs `work` on the loop's thread, after what was handed in before it.
+  public func execute(_ work: @escaping @Sendable () -> Void) {
+    hand(.closure(work))
+  }
+
+  /// Runs `work` now when called on the loop's thread, else hands it in (``execute(_:)``): for state
+  /// confined to the loop, which is safe to touch from the loop at any point between two pieces of work.
+  public func perform(_ work: @escaping @Sendable () -> Void) {
+    if isCurrent { work() } else { execute(work) }
+  }
+
+  /// Whether the caller runs on the loop's thread.
+  public var isCurrent: Bool {
+    pthread_equal(pthread_self(), pthread_t(thread.load(ordering: .acquiring))) != 0
+  }
+
+  /// The loop as the executor of the actors that declare it.
+  public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
+    UnownedSerialExecutor(ordinary: self)
+  }
+
+  /// The loop as the executor of the tasks that prefer it.
+  public func asUnownedTaskExecutor() -> UnownedTaskExecutor {
+    UnownedTaskExecutor(ordinary: self)
+  }
+
+  /// Whether `other` is this loop (there is one per process).
+  public func isSameExclusiveExecutionContext(other: DescriptorEventLoop) -> Bool { other === self }
+
+  /// Stops the process unless called on the loop's thread (for `assumeIsolated` on the loop's actors).
+  public func checkIsolated() {
+    precondition(isCurrent, "not on the CallAlert event loop's thread")
+  }
+
+  private func hand(_ item: Item) {
+    let ring = work.withLock { work in
+      work.items.append(item)
+      defer { work.sleeping = false }
+      return work.sleeping
+    }
+    if ring { callalert_doorbell_ring(doorbell) }
+  }
+
+  // MARK: - Registrations
+
   /// A number for a new registration, never given out twice.
   func makeID() -> UInt64 {
     lastID.wrappingAdd(1, ordering: .relaxed).newValue
   }
-
   /// Starts watching `descriptor` for `interest`; the loop holds `handler` (and what it captures) until
   /// ``remove(_:descriptor:)``.
   func add(id: UInt64, descriptor: FileDescriptor, interest: Interest, handler: @escaping Handler) throws(Errno) {
@@ -97,20 +182,57 @@ final class DescriptorEventLoop: Sendable {
   }
 
   private func run() {
+    thread.store(UInt(pthread_self()), ordering: .releasing)
     let capacity = 64
     let events = UnsafeMutablePointer<UInt32>.allocate(capacity: capacity)
     let ids = UnsafeMutablePointer<UInt64>.allocate(capacity: capacity)
+    var batch: [Item] = []
     while true {
-      let count = callalert_epoll_wait(epoll, events, ids, CInt(capacity), -1)
+      // Sleep only when no work waits; from here on, work handed in rings the doorbell.
+      let timeout: CInt = work.withLock { work in
+        if work.items.isEmpty {
+          work.sleeping = true
+          return -1
+        }
+        return 0
+      }
+      let count = callalert_epoll_wait(epoll, events, ids, CInt(capacity), timeout)
+      if timeout < 0 { work.withLock { $0.sleeping = false } }
       if count < 0 {
         precondition(errno == EINTR, "epoll_wait failed, errno \(errno)")
         continue
       }
       for index in 0..<Int(count) {
+        if ids[index] == Self.doorbellID {
+          callalert_doorbell_clear(doorbell)
+          continue
+        }
         // Looked up now, not remembered: a registration removed since epoll_wait returned is simply gone.
         guard let handler = handlers.withLock({ $0[ids[index]] }) else { continue }
         handler(DescriptorEvents(rawValue: events[index]))
       }
+      runHandedWork(&batch)
+    }
+  }
+
+  /// Runs the work handed in so far, and what that work hands in, up to a bound: descriptors are polled
+  /// again at least every 256 pieces of work, so a busy actor cannot starve them. `batch` is the loop's own
+  /// array, swapped with the shared one so that neither is reallocated.
+  private func runHandedWork(_ batch: inout [Item]) {
+    var budget = 256
+    while budget > 0 {
+      work.withLock { swap(&$0.items, &batch) }
+      if batch.isEmpty { return }
+      budget -= batch.count
+      for item in batch {
+        switch item {
+        case .job(let job):
+          job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
+        case .closure(let closure):
+          closure()
+        }
+      }
+      batch.removeAll(keepingCapacity: true)
     }
   }
 }

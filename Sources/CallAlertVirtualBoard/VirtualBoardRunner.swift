@@ -6,7 +6,14 @@ import CallAlertTransport
 /// in-memory pair): bytes from the host are fed as they arrive, and the board is woken exactly at its
 /// next scheduled change (one long-lived `DeadlineTimer`). Nothing polls: an idle board with nothing
 /// playing sleeps until bytes arrive.
+///
+/// The runner is an actor of the process's event loop (``DescriptorEventLoop``), like the daemon's: the bytes
+/// of a pseudo-terminal are read on the loop's thread and reach the board there, with no thread hand-off; a
+/// virtual board costs the host little more than its firmware core.
 public actor VirtualBoardRunner<C: Clock> where C.Duration == Duration {
+  /// Runs on the process's event loop (see above).
+  public nonisolated var unownedExecutor: UnownedSerialExecutor { DescriptorEventLoop.shared.asUnownedSerialExecutor() }
+
   /// The board.
   public let board: VirtualBoard
   private let transport: any ByteTransport
@@ -18,7 +25,7 @@ public actor VirtualBoardRunner<C: Clock> where C.Duration == Duration {
   public init(board: sending VirtualBoard, transport: any ByteTransport, clock: C) {
     self.board = board
     self.transport = transport
-    deadlines = DeadlineTimer(clock: clock)
+    deadlines = DeadlineTimer(clock: clock, alarm: LoopTimer.alarm(on: clock))
     (outgoingStream, outgoing) = AsyncStream.makeStream(of: [UInt8].self)
   }
 

@@ -28,4 +28,28 @@ int callalert_epoll_control(int epoll, int operation, int descriptor, uint32_t e
 /// epoll_wait(2) into two arrays of `capacity` entries: how many events, or -1 with errno set.
 int callalert_epoll_wait(int epoll, uint32_t *events, uint64_t *ids, int capacity, int timeout);
 
+/// eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK), the event loop's doorbell: the descriptor, or -1 with errno set.
+int callalert_doorbell_create(void);
+
+/// Rings the doorbell (adds 1 to the counter); it stays readable until cleared.
+void callalert_doorbell_ring(int doorbell);
+
+/// Clears the doorbell (reads and discards its counter).
+void callalert_doorbell_clear(int doorbell);
+
+/// timerfd_create(CLOCK_BOOTTIME, TFD_NONBLOCK | TFD_CLOEXEC), the clock of Swift's ContinuousClock on
+/// Linux: the descriptor, or -1 with errno set.
+int callalert_timer_create(void);
+
+/// Arms the timer to expire once, `nanoseconds` from now (at least 1 ns), or disarms it when `nanoseconds`
+/// is negative: 0, or -1 with errno set.
+int callalert_timer_set(int timer, int64_t nanoseconds);
+
+/// Reads the timer's expiry count (clears its readability); 0 when it had not expired.
+uint64_t callalert_timer_clear(int timer);
+
+/// accept4(2) with SOCK_NONBLOCK | SOCK_CLOEXEC (Glibc's Swift module does not export accept4): the client's
+/// descriptor, or -1 with errno set.
+int callalert_accept(int listening);
+
 #endif

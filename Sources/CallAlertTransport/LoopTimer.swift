@@ -1,0 +1,103 @@
+import CCallAlertEpoll
+import Synchronization
+import SystemPackage
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+
+/// A one-shot timer of the process's event loop: a timerfd the loop watches, so that a wake-up costs one
+/// system call to set and no thread of its own. `Task.sleep` on Linux goes through libdispatch's timer
+/// thread and wakes a worker; the daemon sets a deadline for every frame it sends and every call it rings,
+/// and those hand-offs showed in every request's cost.
+///
+/// The handler runs on the loop's thread and must not block. Setting the timer again replaces the previous
+/// setting; a timer that is released is disarmed and its descriptor closed (no report reaches its handler
+/// afterwards: the loop looks the handler up by a registration number that is never reused).
+public final class LoopTimer: Sendable {
+  private let timer: TimerDescriptor
+  private let registration: UInt64
+  private let loop: DescriptorEventLoop
+
+  /// The timerfd, closed under a lock that its handler takes too: a report the loop was already handing
+  /// over when the timer was released finds it closed, and never reads a descriptor number reused since.
+  private final class TimerDescriptor: Sendable {
+    let descriptor: CInt
+    let open = Mutex(true)
+
+    init(_ descriptor: CInt) { self.descriptor = descriptor }
+
+    /// Whether the timer expired since it was last set (and clears that).
+    func expired() -> Bool {
+      open.withLock { open in open && callalert_timer_clear(descriptor) > 0 }
+    }
+
+    func close(leaving loop: DescriptorEventLoop, registration: UInt64) {
+      open.withLock { open in
+        open = false
+        loop.remove(registration, descriptor: FileDescriptor(rawValue: descriptor))
+        _ = systemClose(descriptor)
+      }
+    }
+  }
+
+  /// Creates a disarmed timer that calls `handler`, on the loop's thread, each time it expires.
+  public init(_ handler: @escaping @Sendable () -> Void) throws(Errno) {
+    loop = DescriptorEventLoop.shared
+    let descriptor = callalert_timer_create()
+    guard descriptor >= 0 else { throw Errno(rawValue: errno) }
+    let timer = TimerDescriptor(descriptor)
+    self.timer = timer
+    registration = loop.makeID()
+    do throws(Errno) {
+      try loop.add(
+        id: registration, descriptor: FileDescriptor(rawValue: descriptor),
+        interest: .init(readable: true, writable: false),
+        handler: { _ in
+          // Not expired: set again after it expired and before this report.
+          if timer.expired() { handler() }
+        })
+    } catch {
+      _ = systemClose(descriptor)
+      throw error
+    }
+  }
+
+  deinit {
+    timer.close(leaving: loop, registration: registration)
+  }
+
+  /// Expires once `deadline` has come (at once if it has), or never (nil).
+  public func set(at deadline: ContinuousClock.Instant?) {
+    guard let deadline else {
+      _ = callalert_timer_set(timer.descriptor, -1)
+      return
+    }
+    let (seconds, attoseconds) = ContinuousClock.now.duration(to: deadline).components
+    let nanoseconds = seconds < 0 ? 0 : seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000
+    _ = callalert_timer_set(timer.descriptor, max(0, nanoseconds))
+  }
+
+  /// An alarm for a ``DeadlineTimer``-style owner driven against `clock`: given what to call when the alarm
+  /// rings, returns how to set it (an instant, or nil for never). A loop timer when `clock` is the
+  /// `ContinuousClock`; nil for any other clock (a test clock), whose owner sleeps on the clock instead.
+  public static func alarm<C: Clock>(
+    on clock: C
+  ) -> ((_ ring: @escaping @Sendable () -> Void) -> (@Sendable (C.Instant?) -> Void)?)? {
+    guard C.self == ContinuousClock.self else { return nil }
+    return { ring in
+      guard let timer = try? LoopTimer(ring) else { return nil }  // out of descriptors: sleep on the clock
+      return { instant in timer.set(at: instant.map { $0 as! ContinuousClock.Instant }) }
+    }
+  }
+}
+
+private func systemClose(_ descriptor: CInt) -> CInt {
+  #if canImport(Glibc)
+    Glibc.close(descriptor)
+  #elseif canImport(Musl)
+    Musl.close(descriptor)
+  #endif
+}
