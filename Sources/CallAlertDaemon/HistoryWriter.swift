@@ -8,10 +8,10 @@ import Synchronization
 
 /// The daemon's way to the call history, built so that the ringing never depends on the disk.
 ///
-/// Writes run on a serial queue of their own, off the Swift concurrency pool: a SQLite commit waits for the
-/// disk (WAL with fsync), and a cooperative thread blocked on it would hold up the engine and, on a small
-/// machine, the board commands behind it. Records keep their order, and a query runs after every record
-/// handed in before it.
+/// Writes run on a thread of their own (``BackgroundThread``, at a lower priority), off the Swift concurrency
+/// pool and the event loop: a SQLite commit waits for the disk (WAL with fsync) and takes CPU, and neither
+/// may hold up the engine or, on a small machine, the board commands. Records keep their order, and a query
+/// runs after every record handed in before it.
 ///
 /// When the history cannot be opened or written (a folder that cannot be made, a read-only disk, a full
 /// disk, a directory at the path) the writer is *degraded*: records wait in a memory queue of at most
@@ -82,7 +82,8 @@ final class HistoryWriter: Sendable {
   let writeDelay: Duration
   private let logger: Logger
   private let onChange: @Sendable (HistoryHealth) -> Void
-  private let queue = DispatchQueue(label: "CallAlertDaemon.HistoryWriter")
+  /// Where every write and query runs, in order: a thread of the writer's own at a lower priority.
+  private let thread = BackgroundThread(name: "callalert history")
   private let state = Mutex(State())
 
   /// A writer over the history `opener` opens (not yet: ``start()`` opens it).
@@ -95,7 +96,7 @@ final class HistoryWriter: Sendable {
   ///   - now: the wall clock, for the retention's cut-off and the time of a stop.
   ///   - capacity: how many writes may wait in memory.
   ///   - writeDelay: how long a record waits for the records that follow it, to share their commit.
-  ///   - onChange: called (on the writer's queue) when the health changes: degraded, whole again, a first
+  ///   - onChange: called (on the writer's thread) when the health changes: degraded, whole again, a first
   ///     record lost.
   init<C: Clock<Duration>>(
     path: String?, keepDays: Int? = nil, clock: C, now: @escaping @Sendable () -> Date = { Date() },
@@ -111,6 +112,10 @@ final class HistoryWriter: Sendable {
     self.capacity = max(1, capacity)
     self.logger = logger
     self.onChange = onChange
+  }
+
+  deinit {
+    thread.finish()
   }
 
   /// A writer for the history file at `path`: opened with ``CallAlertHistory/CallHistory/open(path:at:)``,
@@ -150,7 +155,7 @@ final class HistoryWriter: Sendable {
     if keepDays != nil {
       let task = makeTimer(Self.pruneInterval, Self.pruneInterval) { [weak self] in
         guard let self else { return }
-        self.queue.async {
+        self.thread.async {
           self.enqueuePrune()
           self.flushUnlessWaiting()
         }
@@ -217,9 +222,7 @@ final class HistoryWriter: Sendable {
       return !state.writeQueued
     }
     guard queueWrite else { return }
-    let (seconds, attoseconds) = writeDelay.components
-    let delay = DispatchTimeInterval.microseconds(Int(seconds) * 1_000_000 + Int(attoseconds / 1_000_000_000_000))
-    queue.asyncAfter(deadline: .now() + delay) {
+    thread.asyncAfter(writeDelay) {
       self.state.withLock { $0.writeQueued = false }
       self.flushUnlessWaiting()
     }
@@ -255,14 +258,14 @@ final class HistoryWriter: Sendable {
     }
   }
 
-  // MARK: - On the queue
+  // MARK: - On the thread
 
   private func onQueue<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { continuation in queue.async { continuation.resume(returning: body()) } }
+    await withCheckedContinuation { continuation in thread.async { continuation.resume(returning: body()) } }
   }
 
   /// Adds `operation` to the memory queue (from any thread; the log line and the health change of a drop are
-  /// handed to the writer's queue).
+  /// handed to the writer's thread).
   private func enqueue(_ operation: Operation) {
     let dropped = state.withLock { state -> Int? in
       var dropped: Int?
@@ -277,13 +280,14 @@ final class HistoryWriter: Sendable {
       return dropped
     }
     guard let dropped else { return }
-    queue.async {
+    let firstDrop = dropped == 1 ? health : nil  // as it is now, not when the thread gets to it
+    thread.async {
       if dropped == 1 || dropped % 1_000 == 0 {
         self.logger.error(
           "history: the memory queue is full (\(self.capacity) writes); the oldest was dropped, \(dropped) lost so far"
         )
       }
-      if dropped == 1 { self.onChange(self.health) }
+      if let firstDrop { self.onChange(firstDrop) }
     }
   }
 
@@ -427,7 +431,7 @@ final class HistoryWriter: Sendable {
     // Made on the queue, so the retry cannot run (on the queue) before it is stored.
     let task = makeTimer(delay, nil) { [weak self] in
       guard let self else { return }
-      self.queue.async {
+      self.thread.async {
         self.state.withLock { $0.retry = nil }
         self.flush()
       }

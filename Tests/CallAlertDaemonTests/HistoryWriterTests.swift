@@ -227,6 +227,24 @@ extension HistoryWriter {
     await writer.stop()
   }
 
+  /// The daemon hands records in from the event loop; they are written within the write delay, without a
+  /// query or a drain asking for it, and the records of one window share a commit.
+  @Test func recordsAreWrittenWithinTheDelayAndTheRecordsOfAWindowShareACommit() async throws {
+    let store = try ScriptedStore()
+    let writer = HistoryWriter(
+      path: nil, clock: TestClock(), now: { Self.start }, writeDelay: .milliseconds(300),
+      logger: Logger(label: "test"), opener: { .init(store: store) })
+    _ = await writer.start()
+    var writes = store.writes.makeAsyncIterator()
+    _ = await writes.next()  // the start's closeInterrupted
+    let handedIn = ContinuousClock.now
+    for index in 0..<5 { writer.record(Self.ring("c\(index)"), at: Self.start + Double(index)) }
+    for index in 0..<5 { #expect(await writes.next() == .record("c\(index)")) }
+    #expect(handedIn.duration(to: .now) >= .milliseconds(300), "not before the delay")
+    #expect(store.batches.withLock { $0 } == [5], "one commit for the window's five records")
+    await writer.stop()
+  }
+
   /// A batch the database refuses outright is written record by record: only the refused record is lost.
   @Test func aRefusedRecordInABatchLosesOnlyItself() async throws {
     let store = try ScriptedStore()

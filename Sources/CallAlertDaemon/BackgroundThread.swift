@@ -1,0 +1,100 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// A thread of its own that runs work in order, at a lower scheduling priority than the rest of the
+/// daemon: for work that may take milliseconds of CPU and must never hold up a ring, such as the history's
+/// SQLite commits. On a two-core machine such a commit, on a Dispatch worker at the same priority as the
+/// event loop, delayed the board frames of the requests that came meanwhile by one or two milliseconds; at
+/// nice 10 the scheduler lets the loop (and the kernel's pseudo-terminal work) run first, and the commit
+/// takes what is left. Under a machine busy with other work, what runs here is slowed, never lost.
+///
+/// The thread ends once ``finish()`` was called and the work handed in before it ran (the owner calls it
+/// from its `deinit`).
+final class BackgroundThread: Sendable {
+  /// The nice value of the thread (Linux sets it per thread; elsewhere it is left alone).
+  static let niceness: Int32 = 10
+
+  private struct State {
+    var jobs: [@Sendable () -> Void] = []
+    /// Work waiting for its time (nanoseconds on the monotonic uptime clock), in no order.
+    var timed: [(at: UInt64, job: @Sendable () -> Void)] = []
+    var finished = false
+  }
+
+  /// What the thread shares with its owner (the thread holds this, not the owner).
+  private final class Shared: Sendable {
+    let state = Mutex(State())
+    let wakeUp = DispatchSemaphore(value: 0)
+  }
+
+  private let shared = Shared()
+
+  /// Starts the thread.
+  init(name: String) {
+    let shared = self.shared
+    let thread = Thread { Self.run(shared) }
+    thread.name = name
+    thread.stackSize = 1 << 20
+    thread.start()
+  }
+
+  /// Runs `job` after the work handed in before it.
+  func async(_ job: @escaping @Sendable () -> Void) {
+    shared.state.withLock { $0.jobs.append(job) }
+    shared.wakeUp.signal()
+  }
+
+  /// Runs `job` once `delay` has passed (after the work handed in before that moment).
+  func asyncAfter(_ delay: Duration, _ job: @escaping @Sendable () -> Void) {
+    let (seconds, attoseconds) = delay.components
+    let nanoseconds = UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds / 1_000_000_000))
+    shared.state.withLock { $0.timed.append((DispatchTime.now().uptimeNanoseconds + nanoseconds, job)) }
+    shared.wakeUp.signal()
+  }
+
+  /// Ends the thread once the work handed in so far ran (timed work still waiting is dropped).
+  func finish() {
+    shared.state.withLock { $0.finished = true }
+    shared.wakeUp.signal()
+  }
+
+  private static func run(_ shared: Shared) {
+    #if os(Linux)
+      _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceness)  // 0: this thread, on Linux
+    #endif
+    var jobs: [@Sendable () -> Void] = []
+    while true {
+      let now = DispatchTime.now().uptimeNanoseconds
+      let (finished, next) = shared.state.withLock { state -> (Bool, UInt64?) in
+        var index = 0
+        while index < state.timed.count {
+          if state.timed[index].at <= now {
+            state.jobs.append(state.timed.remove(at: index).job)
+          } else {
+            index += 1
+          }
+        }
+        swap(&state.jobs, &jobs)
+        return (state.finished, state.timed.map(\.at).min())
+      }
+      for job in jobs { job() }
+      if !jobs.isEmpty {
+        jobs.removeAll(keepingCapacity: true)
+        continue  // look again before sleeping: more may have come meanwhile
+      }
+      if finished { return }
+      if let next {
+        _ = shared.wakeUp.wait(timeout: DispatchTime(uptimeNanoseconds: next))
+      } else {
+        shared.wakeUp.wait()
+      }
+    }
+  }
+}
