@@ -19,7 +19,7 @@ struct CommandLineTests {
     let process = try DaemonProcess(arguments)
     let output = await process.allOutput()
     let exit = await process.exit()
-    return (output ?? "", process.standardError, exit?.1)
+    return (output ?? "", await process.allErrors(), exit?.1)
   }
 
   /// `history --json` wrote dates as seconds since 2001 (JSONEncoder's default); it now writes ISO 8601 in UTC

@@ -92,6 +92,15 @@ final class DaemonProcess: Sendable {
   /// Everything the child wrote on standard error so far.
   var standardError: String { errorText.value }
 
+  /// Standard error once the child closed it (at most `timeout`; what came so far after that). After the
+  /// child's exit, its last bytes may still be on their way from the event loop to `standardError`.
+  func allErrors(timeout: Duration = .seconds(20)) async -> String {
+    _ = await Self.within(timeout) { [self] in
+      for await _ in errorChanges {}
+    }
+    return standardError
+  }
+
   /// Waits until standard error contains `text` (true), or `timeout` passes or the child's stderr ends (false).
   func waitForError(containing text: String, timeout: Duration = .seconds(20)) async -> Bool {
     await Self.within(timeout) { [self] in
