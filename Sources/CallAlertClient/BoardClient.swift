@@ -39,6 +39,8 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
   var transport: (any ByteTransport)?
   private var generation = 0
   private var writer: AsyncStream<(epoch: Int, bytes: [UInt8])>.Continuation?
+  /// Chunks handed to the writer task and not yet written (or dropped) by it.
+  private var writerBacklog = WriterBacklog()
   /// Bumped whenever the link starts over: output of an earlier epoch still waiting for a slow port is
   /// dropped, so that a HELLO is not queued behind retransmissions of frames already given up.
   private let outputEpoch = OutputEpoch()
@@ -319,7 +321,10 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
     let (stream, continuation) = AsyncStream.makeStream(of: (epoch: Int, bytes: [UInt8]).self)
     writer?.finish()
     writer = continuation
-    // One writer per transport keeps frames in the order the link produced them.
+    writerBacklog = WriterBacklog()
+    let backlog = writerBacklog
+    // One writer per transport keeps frames in the order the link produced them, for a transport that can
+    // only write with a wait (and behind a chunk that had to wait); see `flush()`.
     let epoch = outputEpoch
     if deadlineLoop == nil {
       let deadlines = self.deadlines
@@ -327,7 +332,9 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
       deadlineLoop = Task(executorPreference: DescriptorEventLoop.shared) { await deadlines.run(onDeadline: poll) }
     }
     Task(executorPreference: DescriptorEventLoop.shared) {
-      for await chunk in stream where chunk.epoch == epoch.current {
+      for await chunk in stream {
+        defer { backlog.taken() }
+        guard chunk.epoch == epoch.current else { continue }
         do { try await transport.write(chunk.bytes) } catch { break }
       }
     }
@@ -463,9 +470,15 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
     for continuation in inFlight.failAll(with: .failure(error)) { continuation.resume(returning: .failure(error)) }
   }
 
+  /// Sends what the link produced: straight to the line when the writer task holds nothing (a descriptor
+  /// channel writes it at once, or queues it behind what waits), else through the writer task, behind its
+  /// chunks. The straight way spares a task hop per frame.
   private func flush() {
     let out = endpoint.takeOutput()
-    if !out.isEmpty { writer?.yield((outputEpoch.current, out)) }
+    guard !out.isEmpty else { return }
+    if writerBacklog.isEmpty, let transport, transport.sendWithoutWaiting(out) { return }
+    writerBacklog.handed()
+    writer?.yield((outputEpoch.current, out))
   }
 
   private func reschedule() {

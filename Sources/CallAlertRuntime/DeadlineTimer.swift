@@ -11,9 +11,11 @@ import Synchronization
 /// board runner alike.
 ///
 /// With an *alarm* (``init(clock:alarm:)``; the event loop's timer for the real clock), the loop does not
-/// sleep on the clock at all: the alarm is set to the deadline, follows every change of it (later and
-/// cleared ones too, so it never rings for nothing), and its ring wakes the loop. That spares a sleeping child
-/// task, and libdispatch's timer thread, for each deadline that moves earlier: one per frame sent to a board.
+/// sleep on the clock at all: the alarm is set to the deadline and its ring wakes the loop. A deadline that
+/// moves earlier moves the alarm; one that moves later or is cleared leaves it, and its ring, now early, only
+/// makes the loop look again and set it for the new time: a frame sent and acknowledged costs one system
+/// call to set the alarm, not one per change. That spares a sleeping child task, and libdispatch's timer
+/// thread, for each deadline that moves earlier: one per frame sent to a board.
 public final class DeadlineTimer<C: Clock>: Sendable where C.Duration == Duration {
   /// The clock.
   public let clock: C
@@ -30,8 +32,10 @@ public final class DeadlineTimer<C: Clock>: Sendable where C.Duration == Duratio
   private struct State {
     /// The deadline, nil when none.
     var target: C.Instant?
-    /// The alarm is set to `target` (the loop waits for it): a change of the deadline moves it too.
-    var alarmFollows = false
+    /// The loop waits for the alarm: a deadline earlier than ``alarmAt`` moves the alarm.
+    var waitsForAlarm = false
+    /// When the alarm will ring; nil when it is not set (or rang).
+    var alarmAt: C.Instant?
     /// Bumped when the deadline moves earlier (or appears), or the loop's sleep ends: the loop must look again.
     var generation: UInt64 = 0
     /// The loop, while it waits for the deadline to move.
@@ -54,7 +58,18 @@ public final class DeadlineTimer<C: Clock>: Sendable where C.Duration == Duratio
   /// What the alarm calls: the timer, weakly (the alarm is the timer's, not the other way round).
   private final class Ringer: Sendable {
     let timer = Mutex(WeakTimer(timer: nil))
-    func ring() { timer.withLock { $0.timer }?.wake() }
+    func ring() { timer.withLock { $0.timer }?.alarmRang() }
+  }
+
+  /// The alarm rang (it is no longer set): the loop looks again.
+  private func alarmRang() {
+    let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+      state.alarmAt = nil
+      state.generation &+= 1
+      defer { state.waiter = nil }
+      return state.waiter
+    }
+    waiter?.resume()
   }
 
   private struct WeakTimer: Sendable {
@@ -85,8 +100,13 @@ public final class DeadlineTimer<C: Clock>: Sendable where C.Duration == Duratio
       let earlier =
         if let target { state.target.map { target < $0 } ?? true } else { false }
       state.target = target
-      if state.alarmFollows {
-        alarm?(target)  // later, cleared or earlier: the alarm rings at the new time, and the loop waits on
+      if state.waitsForAlarm {
+        // Earlier: the alarm moves, and the loop waits on. Later or cleared: its early ring makes the loop
+        // look again.
+        if let target, state.alarmAt.map({ target < $0 }) ?? true {
+          state.alarmAt = target
+          alarm?(target)
+        }
         return nil
       }
       guard earlier else { return nil }
@@ -100,6 +120,14 @@ public final class DeadlineTimer<C: Clock>: Sendable where C.Duration == Duratio
   /// Calls `onDeadline` each time the scheduled deadline comes (the deadline is cleared first: the callback
   /// schedules the next one), until the calling task is cancelled.
   public func run(onDeadline: @Sendable () async -> Void) async {
+    defer {
+      if let alarm {
+        state.withLock { state in
+          state.alarmAt = nil
+          alarm(nil)
+        }
+      }
+    }
     while !Task.isCancelled {
       let (target, generation) = state.withLock { ($0.target, $0.generation) }
       guard let target else {
@@ -107,19 +135,19 @@ public final class DeadlineTimer<C: Clock>: Sendable where C.Duration == Duratio
         continue
       }
       if clock.now < target, let alarm {
-        // The alarm is set and follows the deadline (under the lock, so no change slips between); its ring,
-        // an earlier deadline or cancellation ends the wait.
+        // The alarm is set for the deadline unless it rings sooner already (under the lock, so no change
+        // slips between); its ring or cancellation ends the wait, and an earlier deadline moves it.
         let armed = state.withLock { state in
           guard state.generation == generation else { return false }
-          state.alarmFollows = true
-          alarm(state.target)
+          state.waitsForAlarm = true
+          if state.alarmAt.map({ target < $0 }) ?? true {
+            state.alarmAt = target
+            alarm(target)
+          }
           return true
         }
         if armed { await changed(since: generation) }
-        state.withLock { state in
-          state.alarmFollows = false
-          alarm(nil)
-        }
+        state.withLock { $0.waitsForAlarm = false }
         continue
       }
       if clock.now < target {

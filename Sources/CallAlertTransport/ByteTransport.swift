@@ -18,6 +18,12 @@ public protocol ByteTransport: AnyObject, Sendable {
   /// Sends all of `bytes`, suspending while the line is full.
   func write(_ bytes: [UInt8]) async throws
 
+  /// Hands `bytes` over to go out behind everything handed over before, without waiting: written now, or
+  /// queued to go out as soon as the line has room. True when taken; false when this transport cannot take
+  /// bytes that way (or is closed), and the caller then writes with ``write(_:)``. A failure of the line is
+  /// reported by ``incoming``'s end, not here. Never interleaves with ``write(_:)``'s bytes.
+  func sendWithoutWaiting(_ bytes: [UInt8]) -> Bool
+
   /// Closes the transport. Calling it again does nothing.
   func close()
 
@@ -29,4 +35,7 @@ public protocol ByteTransport: AnyObject, Sendable {
 extension ByteTransport {
   /// Returns at once: this transport holds nothing that outlives ``close()``.
   public func waitUntilReleased() async {}
+
+  /// False: this transport sends only through ``write(_:)``.
+  public func sendWithoutWaiting(_ bytes: [UInt8]) -> Bool { false }
 }

@@ -85,6 +85,8 @@ public final class DescriptorChannel: ByteTransport, Sendable {
     var offset: Int  // how many bytes are already out
     let ticket: UInt64
     var completion: WriteCompletion?  // nil until the writer has suspended
+    /// Handed over by ``sendWithoutWaiting(_:)``: nobody waits for its result.
+    var detached = false
   }
 
   /// What to do once the lock is let go. Nothing that reaches into the stream or a task runs under the lock:
@@ -213,6 +215,34 @@ public final class DescriptorChannel: ByteTransport, Sendable {
   /// ``incoming`` then finishes without an error. Calling it again does nothing.
   ///
   /// The corresponding C function is `close`.
+  /// Writes `bytes` now, from the caller's thread, when nothing is queued and the kernel takes them; else
+  /// queues them behind what waits (the loop writes them out when there is room). False only once closed.
+  public func sendWithoutWaiting(_ bytes: [UInt8]) -> Bool {
+    var aftermath = Aftermath()
+    let taken: Bool = state.withLock { state in
+      guard state.phase == .open else { return false }
+      guard !bytes.isEmpty else { return true }
+      var offset = 0
+      if state.pendingWrites.isEmpty {
+        switch writeOut(bytes, from: &offset) {
+        case .done: return true
+        case .blocked: break
+        case .failed(let error):
+          end(error, state: &state, aftermath: &aftermath)  // reported by `incoming`'s end
+          return true
+        }
+      }
+      let ticket = state.nextTicket
+      state.nextTicket += 1
+      state.pendingWrites.append(
+        PendingWrite(bytes: bytes, offset: offset, ticket: ticket, completion: nil, detached: true))
+      if !state.watchingForRoom { waitForRoom(state: &state, aftermath: &aftermath) }
+      return true
+    }
+    run(aftermath)
+    return taken
+  }
+
   public func close() {
     var aftermath = Aftermath()
     state.withLock { end(nil, state: &$0, aftermath: &aftermath) }
@@ -369,6 +399,8 @@ public final class DescriptorChannel: ByteTransport, Sendable {
   ) {
     if let completion = write.completion {
       aftermath.completions.append((completion, result))
+    } else if write.detached {
+      return  // nobody waits for it
     } else {
       state.finishedWrites[write.ticket] = result  // its writer has not suspended yet; it finds this when it does
     }

@@ -20,6 +20,8 @@ public actor VirtualBoardRunner<C: Clock> where C.Duration == Duration {
   private let deadlines: DeadlineTimer<C>
   private let outgoing: AsyncStream<[UInt8]>.Continuation
   private let outgoingStream: AsyncStream<[UInt8]>
+  /// Chunks handed to the writer task and not yet written by it.
+  private let writerBacklog = WriterBacklog()
 
   /// Creates a runner; the board's clock reads 0 now.
   public init(board: sending VirtualBoard, transport: any ByteTransport, clock: C) {
@@ -41,8 +43,10 @@ public actor VirtualBoardRunner<C: Clock> where C.Duration == Duration {
     let deadlines = self.deadlines
     defer { shutDown() }
     try await withThrowingTaskGroup(of: Void.self) { group in
+      let backlog = writerBacklog
       group.addTask {
         for await chunk in stream {
+          defer { backlog.taken() }
           do { try await transport.write(chunk) } catch { break }
         }
       }
@@ -90,9 +94,14 @@ public actor VirtualBoardRunner<C: Clock> where C.Duration == Duration {
     reschedule()
   }
 
+  /// Sends the board's output: straight to the line when the writer task holds nothing (a descriptor channel
+  /// writes it at once, or queues it behind what waits), else behind the writer task's chunks.
   private func flush() {
     let out = board.takeOutput()
-    if !out.isEmpty { outgoing.yield(out) }
+    guard !out.isEmpty else { return }
+    if writerBacklog.isEmpty, transport.sendWithoutWaiting(out) { return }
+    writerBacklog.handed()
+    outgoing.yield(out)
   }
 
   private func reschedule() {

@@ -1,4 +1,3 @@
-import CallAlertDaemon
 import CallAlertEngine
 import CallAlertProtocol
 import CallAlertSerial
@@ -11,6 +10,8 @@ import Logging
 import Synchronization
 import SystemPackage
 import Testing
+
+@testable import CallAlertDaemon
 
 /// The cable is pulled while a call rings and the caller hangs up before it is plugged in again.
 @Suite("Unplug and replug", .timeLimit(.minutes(1)))
@@ -61,40 +62,47 @@ struct UnplugTests {
   }
 }
 
-/// The order the service applies the engine's effects in.
+/// The ring never waits for the history.
 @Suite("Effect order", .timeLimit(.minutes(1)))
 struct EffectOrderTests {
-  /// The history is written after the board was told: a recorder that takes its time (a slow disk) must
-  /// not delay the ring. Here the recorder of the `ringing` event waits until the board rings; had the
-  /// service recorded before it enqueued the PLAY, it would wait its full 5 s for nothing.
-  /// (The recorder blocks its thread while it waits: with a single cooperative thread nothing else could run,
-  /// so the test needs two processors.)
-  @Test(.enabled(if: ProcessInfo.processInfo.activeProcessorCount > 1, "needs two cooperative threads"))
-  func theBoardIsToldBeforeTheHistoryIsWritten() async throws {
+  /// A history whose disk hangs (every write blocks until the test lets it go) does not hold up the ring:
+  /// the service records on the event loop by handing the event to the history's own thread, and the
+  /// board's PLAY goes out while that thread waits for the disk. (The recorder is called on the loop and must
+  /// not block; the earlier form of this test had a recorder that blocked until the board rang, which a loop
+  /// that writes the PLAY itself can never satisfy.)
+  @Test func aHistoryStuckOnItsDiskDoesNotDelayTheRing() async throws {
     let board = try PseudoTerminalBoard()
-    let rang = DispatchSemaphore(value: 0)
-    let observer = Task {
-      if await board.waitUntil(playing: true) { rang.signal() }
-    }
-    let recordedAfterRing = Mutex<Bool?>(nil)
+    let store = try ScriptedStore()
+    let writer = HistoryWriter(
+      path: nil, clock: ContinuousClock(), writeDelay: .zero, logger: Logger(label: "test"),
+      opener: { .init(store: store) })
+    await writer.start(restoreMissed: { _ in })
+    let disk = DispatchSemaphore(value: 0)
+    store.gate.withLock { $0 = disk }  // the next write waits until the disk is let go
+    var writes = store.writes.makeAsyncIterator()
     let path = board.slavePath
     let service = AlertService(
       configuration: EngineConfiguration(boards: [AlertBoard(name: "desk")], defaultPattern: .named("DE")),
       connectors: ["desk": { try SerialPort.open(path) }], clock: ContinuousClock(), logger: Logger(label: "test"),
-      recorder: { event, _ in
-        guard case .ringing(_, let boards, _, _, _) = event, !boards.isEmpty else { return }
-        let signalled = rang.wait(timeout: .now() + 5) == .success
-        recordedAfterRing.withLock { $0 = signalled }
-      })
+      recorder: { event, at in writer.record(event, at: at) })
     let running = Task { await service.run() }
-    // Submitted at once: the call waits for the board, and when it connects the engine's effects are a
-    // `ringing` event naming it and the PLAY, in that order.
     await service.submit(.call(IncomingCall(id: "c1")))
-    _ = await observer.value
+    let rang = await board.waitUntil(playing: true)
+    #expect(rang)
+    var stuck = false
+    while let write = await writes.next() {
+      if case .record = write {
+        stuck = true  // the ringing record reached the disk, which hangs: the board rang all the same
+        break
+      }
+    }
+    #expect(stuck)
+    disk.signal()
+    await writer.drain()
     #expect(await service.snapshot().activeCalls.count == 1)
-    #expect(recordedAfterRing.withLock { $0 } == true, "the board rang while the history write waited")
     running.cancel()
     _ = await running.value
+    await writer.stop()
     await board.stop()
   }
 }

@@ -35,6 +35,12 @@ public final class SilenceableLine: ByteTransport, Sendable {
     try await inner.write(bytes)
   }
 
+  /// Drops `bytes` while silent, else hands them to the wrapped transport.
+  public func sendWithoutWaiting(_ bytes: [UInt8]) -> Bool {
+    if silent.withLock({ $0 }) { return true }
+    return inner.sendWithoutWaiting(bytes)
+  }
+
   /// Closes the wrapped transport.
   public func close() { inner.close() }
 }

@@ -60,5 +60,13 @@ final class DeafeningTransport: ByteTransport {
     try await inner.write(bytes)
   }
 
+  func sendWithoutWaiting(_ bytes: [UInt8]) -> Bool {
+    if deaf {
+      state.dropped.withLock { $0 += bytes.count }
+      return true
+    }
+    return inner.sendWithoutWaiting(bytes)
+  }
+
   func close() { inner.close() }
 }
