@@ -211,10 +211,6 @@ public final class DescriptorChannel: ByteTransport, Sendable {
     case failed(TransportError)
   }
 
-  /// Closes the channel: stops reading, fails waiting writes and closes the descriptor, before it returns.
-  /// ``incoming`` then finishes without an error. Calling it again does nothing.
-  ///
-  /// The corresponding C function is `close`.
   /// Writes `bytes` now, from the caller's thread, when nothing is queued and the kernel takes them; else
   /// queues them behind what waits (the loop writes them out when there is room). False only once closed.
   public func sendWithoutWaiting(_ bytes: [UInt8]) -> Bool {
@@ -243,6 +239,10 @@ public final class DescriptorChannel: ByteTransport, Sendable {
     return taken
   }
 
+  /// Closes the channel: stops reading, fails waiting writes and closes the descriptor, before it returns.
+  /// ``incoming`` then finishes without an error. Calling it again does nothing.
+  ///
+  /// The corresponding C function is `close`.
   public func close() {
     var aftermath = Aftermath()
     state.withLock { end(nil, state: &$0, aftermath: &aftermath) }
