@@ -2,6 +2,7 @@
 #include "callalert_epoll.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -68,3 +69,5 @@ uint64_t callalert_timer_clear(int timer) {
   if (read(timer, &expirations, sizeof expirations) != sizeof expirations) return 0;
   return expirations;
 }
+
+void callalert_name_this_thread(const char *name) { (void)pthread_setname_np(pthread_self(), name); }

@@ -119,8 +119,11 @@ public final class DescriptorChannel: ByteTransport, Sendable {
   ///   - beforeClose: Runs just before the descriptor is closed, under the channel's lock, when the event loop
   ///     no longer watches it: the place to undo what the opener set on the device (a serial port's TIOCEXCL
   ///     mark). It must not close the descriptor, nor use the channel.
+  ///   - loop: The event loop that watches the descriptor (and delivers ``incoming``), the process's shared
+  ///     one unless told.
   public init(
-    taking descriptor: FileDescriptor, name: String, beforeClose: (@Sendable (FileDescriptor) -> Void)? = nil
+    taking descriptor: FileDescriptor, name: String, beforeClose: (@Sendable (FileDescriptor) -> Void)? = nil,
+    loop: DescriptorEventLoop = .shared
   ) throws(TransportError) {
     let flags = fcntl(descriptor.rawValue, F_GETFL)
     guard flags >= 0, fcntl(descriptor.rawValue, F_SETFL, flags | O_NONBLOCK) == 0,
@@ -133,7 +136,7 @@ public final class DescriptorChannel: ByteTransport, Sendable {
     self.descriptor = descriptor
     self.name = name
     self.beforeClose = beforeClose
-    loop = DescriptorEventLoop.shared
+    self.loop = loop
     registration = loop.makeID()
     state = Mutex(State())
     (incoming, continuation) = AsyncThrowingStream.makeStream(of: [UInt8].self, throwing: (any Error).self)

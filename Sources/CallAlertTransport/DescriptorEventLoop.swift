@@ -33,7 +33,7 @@ import SystemPackage
 /// The thread sleeps in epoll_wait with no timeout: idle descriptors cost no wake-ups at all.
 public final class DescriptorEventLoop: SerialExecutor, TaskExecutor, Sendable {
   /// The loop the whole process shares; its thread starts when it is first used.
-  public static let shared = DescriptorEventLoop()
+  public static let shared = DescriptorEventLoop(name: "callalert loop")
 
   /// What a registration does with the events reported for it, on the loop's thread. It must not block.
   typealias Handler = @Sendable (DescriptorEvents) -> Void
@@ -43,6 +43,8 @@ public final class DescriptorEventLoop: SerialExecutor, TaskExecutor, Sendable {
   private let handlers = Mutex<[UInt64: Handler]>([:])
   private let lastID = Atomic<UInt64>(0)
   private let work = Mutex(Work())
+  /// The thread's name.
+  private let threadName: String
   /// The loop's thread (pthread_t), for ``isCurrent``.
   private let thread = Atomic<UInt>(0)
 
@@ -61,7 +63,12 @@ public final class DescriptorEventLoop: SerialExecutor, TaskExecutor, Sendable {
   /// The registration number of the doorbell; ``makeID()`` never gives it out.
   private static let doorbellID: UInt64 = 0
 
-  private init() {
+  /// Starts another loop on a thread of its own. The daemon uses ``shared`` alone; a second loop serves
+  /// what must not share the daemon's thread, such as the bench's virtual boards, which stand for hardware
+  /// that computes beside the host, not on its thread.
+  ///
+  /// - Parameter name: the thread's name (Linux keeps 15 bytes), for `top -H`, perf and the bench's counts.
+  public init(name: String = "callalert loop") {
     epoll = callalert_epoll_create()
     precondition(epoll >= 0, "epoll_create1 failed, errno \(errno)")  // only without memory or descriptors
     doorbell = callalert_doorbell_create()
@@ -69,6 +76,7 @@ public final class DescriptorEventLoop: SerialExecutor, TaskExecutor, Sendable {
     let added = callalert_epoll_control(
       epoll, CInt(CALLALERT_EPOLL_ADD), doorbell, UInt32(CALLALERT_EPOLL_IN), Self.doorbellID)
     precondition(added == 0, "epoll_ctl of the doorbell failed, errno \(errno)")
+    threadName = String(name.utf8.prefix(15))!
     let box = Unmanaged.passRetained(self)
     var thread = pthread_t()
     let created = pthread_create(
@@ -183,6 +191,7 @@ public final class DescriptorEventLoop: SerialExecutor, TaskExecutor, Sendable {
 
   private func run() {
     thread.store(UInt(pthread_self()), ordering: .releasing)
+    callalert_name_this_thread(threadName)
     let capacity = 64
     let events = UnsafeMutablePointer<UInt32>.allocate(capacity: capacity)
     let ids = UnsafeMutablePointer<UInt64>.allocate(capacity: capacity)

@@ -43,9 +43,9 @@ public final class LoopTimer: Sendable {
     }
   }
 
-  /// Creates a disarmed timer that calls `handler`, on the loop's thread, each time it expires.
-  public init(_ handler: @escaping @Sendable () -> Void) throws(Errno) {
-    loop = DescriptorEventLoop.shared
+  /// Creates a disarmed timer of `loop` that calls `handler`, on the loop's thread, each time it expires.
+  public init(loop: DescriptorEventLoop = .shared, _ handler: @escaping @Sendable () -> Void) throws(Errno) {
+    self.loop = loop
     let descriptor = callalert_timer_create()
     guard descriptor >= 0 else { throw Errno(rawValue: errno) }
     let timer = TimerDescriptor(descriptor)
@@ -84,11 +84,11 @@ public final class LoopTimer: Sendable {
   /// rings, returns how to set it (an instant, or nil for never). A loop timer when `clock` is the
   /// `ContinuousClock`; nil for any other clock (a test clock), whose owner sleeps on the clock instead.
   public static func alarm<C: Clock>(
-    on clock: C
+    on clock: C, loop: DescriptorEventLoop = .shared
   ) -> ((_ ring: @escaping @Sendable () -> Void) -> (@Sendable (C.Instant?) -> Void)?)? {
     guard C.self == ContinuousClock.self else { return nil }
     return { ring in
-      guard let timer = try? LoopTimer(ring) else { return nil }  // out of descriptors: sleep on the clock
+      guard let timer = try? LoopTimer(loop: loop, ring) else { return nil }  // out of descriptors: sleep instead
       return { instant in timer.set(at: instant.map { $0 as! ContinuousClock.Instant }) }
     }
   }

@@ -7,12 +7,14 @@ import CallAlertTransport
 /// next scheduled change (one long-lived `DeadlineTimer`). Nothing polls: an idle board with nothing
 /// playing sleeps until bytes arrive.
 ///
-/// The runner is an actor of the process's event loop (``DescriptorEventLoop``), like the daemon's: the bytes
-/// of a pseudo-terminal are read on the loop's thread and reach the board there, with no thread hand-off; a
-/// virtual board costs the host little more than its firmware core.
+/// The runner is an actor of an event loop (``DescriptorEventLoop``, the process's shared one unless told),
+/// like the daemon's: the bytes of a pseudo-terminal are read on the loop's thread and reach the board there,
+/// with no thread hand-off; a virtual board costs the host little more than its firmware core.
 public actor VirtualBoardRunner<C: Clock> where C.Duration == Duration {
-  /// Runs on the process's event loop (see above).
-  public nonisolated var unownedExecutor: UnownedSerialExecutor { DescriptorEventLoop.shared.asUnownedSerialExecutor() }
+  /// Runs on its event loop (see above).
+  public nonisolated var unownedExecutor: UnownedSerialExecutor { loop.asUnownedSerialExecutor() }
+  /// The event loop the runner is an actor of: the process's shared one unless told.
+  public nonisolated let loop: DescriptorEventLoop
 
   /// The board.
   public let board: VirtualBoard
@@ -23,11 +25,14 @@ public actor VirtualBoardRunner<C: Clock> where C.Duration == Duration {
   /// Chunks handed to the writer task and not yet written by it.
   private let writerBacklog = WriterBacklog()
 
-  /// Creates a runner; the board's clock reads 0 now.
-  public init(board: sending VirtualBoard, transport: any ByteTransport, clock: C) {
+  /// Creates a runner on `loop` (give the board's transport the same loop); the board's clock reads 0 now.
+  public init(
+    board: sending VirtualBoard, transport: any ByteTransport, clock: C, loop: DescriptorEventLoop = .shared
+  ) {
     self.board = board
     self.transport = transport
-    deadlines = DeadlineTimer(clock: clock, alarm: LoopTimer.alarm(on: clock))
+    self.loop = loop
+    deadlines = DeadlineTimer(clock: clock, alarm: LoopTimer.alarm(on: clock, loop: loop))
     (outgoingStream, outgoing) = AsyncStream.makeStream(of: [UInt8].self)
   }
 

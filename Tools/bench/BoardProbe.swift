@@ -43,30 +43,29 @@ final class BoardProbe: Sendable {
     let wake: Wake
   }
 
-  /// How a waiter is woken: a task's continuation, or a blocked thread's semaphore.
+  /// How a waiter is woken: a task's continuation, or the countdown a blocked thread waits on.
   private enum Wake {
     case task(CheckedContinuation<Record?, Never>)
-    case thread(BlockedThread)
+    case countdown(Countdown)
 
     func callAsFunction(_ record: Record) {
       switch self {
       case .task(let continuation): continuation.resume(returning: record)
-      case .thread(let blocked): blocked.wake(with: record)
+      case .countdown(let countdown): countdown.countDown()
       }
     }
   }
 
-  /// A thread blocked in ``waitFor(from:timeout:where:)``; the record is set before the semaphore is signalled.
-  private final class BlockedThread: @unchecked Sendable {
+  /// A thread blocked in ``waitForAll(_:timeout:where:)``: the last of the probes it waits for wakes it.
+  private final class Countdown: Sendable {
     let semaphore = DispatchSemaphore(value: 0)
-    private let found = Mutex<Record?>(nil)
+    private let remaining: Atomic<Int>
 
-    func wake(with record: Record) {
-      found.withLock { $0 = record }
-      semaphore.signal()
+    init(_ count: Int) { remaining = Atomic(count) }
+
+    func countDown() {
+      if remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 { semaphore.signal() }
     }
-
-    var record: Record? { found.withLock { $0 } }
   }
 
   private struct State {
@@ -126,31 +125,32 @@ final class BoardProbe: Sendable {
     }
   }
 
-  /// The first change at index `mark` or later that satisfies `predicate`, blocking the calling thread up to
-  /// `timeout` for it: for the bench's client thread, never for a task. No timer task is made per wait.
-  func waitFor(
-    from mark: Int, timeout: Duration = .seconds(5), where predicate: @escaping @Sendable (Record) -> Bool
-  ) -> Record? {
-    let blocked = BlockedThread()
-    let id = state.withLock { state -> Int? in
-      if mark < state.records.count, state.records[mark...].contains(where: predicate) { return nil }
-      state.nextID += 1
-      state.waiters.append(Waiter(id: state.nextID, from: mark, predicate: predicate, wake: .thread(blocked)))
-      return state.nextID
+  /// Blocks the calling thread until every probe has a change from its mark that satisfies `predicate`, up to
+  /// `timeout`; true when all did. The client thread is woken once, by the last of them, not once per board:
+  /// with 32 boards, 32 wake-ups of the bench's own would have competed with the daemon it measures.
+  static func waitForAll(
+    _ marks: [(probe: BoardProbe, mark: Int)], timeout: Duration = .seconds(5),
+    where predicate: @escaping @Sendable (Record) -> Bool
+  ) -> Bool {
+    let countdown = Countdown(marks.count + 1)  // + 1: this thread's own, once every waiter is in place
+    var registered: [(probe: BoardProbe, id: Int)] = []
+    for (probe, mark) in marks {
+      let id = probe.state.withLock { state -> Int? in
+        if mark < state.records.count, state.records[mark...].contains(where: predicate) { return nil }
+        state.nextID += 1
+        state.waiters.append(Waiter(id: state.nextID, from: mark, predicate: predicate, wake: .countdown(countdown)))
+        return state.nextID
+      }
+      if let id { registered.append((probe, id)) } else { countdown.countDown() }
     }
-    guard let id else {
-      return state.withLock { state in state.records[mark...].first(where: predicate) }
-    }
+    countdown.countDown()
     let milliseconds =
       Int(timeout.components.seconds) * 1_000 + Int(timeout.components.attoseconds / 1_000_000_000_000_000)
-    if blocked.semaphore.wait(timeout: .now() + .milliseconds(milliseconds)) == .success { return blocked.record }
-    // Timed out, unless the record came between the timeout and taking the waiter out.
-    let stillWaiting = state.withLock { state in
-      guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return false }
-      state.waiters.remove(at: index)
-      return true
+    if countdown.semaphore.wait(timeout: .now() + .milliseconds(milliseconds)) == .success { return true }
+    for (probe, id) in registered {
+      probe.state.withLock { state in state.waiters.removeAll { $0.id == id } }
     }
-    return stillWaiting ? nil : blocked.record
+    return false
   }
 
   private func record(_ change: Change) {
@@ -172,33 +172,41 @@ final class BoardProbe: Sendable {
 
 /// A virtual board on a pseudo-terminal in this process, watched by a ``BoardProbe``.
 final class ProbedBoard: Sendable {
+  /// The event loop of every probed board: a thread of their own, not the daemon's. The boards stand for
+  /// hardware, which computes beside the host; on the daemon's thread, 32 firmware cores would run in series
+  /// with the daemon's own work and the fan-out would measure them more than the daemon (the C floor's boards
+  /// are threads of their own too).
+  static let loop = DescriptorEventLoop(name: "bench boards")
+
   /// The board's runner (real time, ContinuousClock).
   let runner: VirtualBoardRunner<ContinuousClock>
   /// The slave side for the host to open.
   let slavePath: String
   /// What the board did.
   let probe = BoardProbe()
-  /// The board's end of the line, which the chaos soak can make deaf and mute.
-  let line: DeafeningTransport
+  /// The board's end of the line, which the chaos soak can make deaf and mute; nil unless asked for
+  /// (`deafenable`): its filter costs a task hop per chunk, which the other sections must not measure.
+  let line: DeafeningTransport?
   private let keepAlive: FileDescriptor?
   private let task: Task<Void, any Error>
 
   /// Creates and starts a board. With `holdingSlave`, the slave stays open in this process too, so that hosts
   /// may close the port and open it again (as `callalert board simulate` does).
-  init(serial: String = "VB-0001", holdingSlave: Bool = false) throws {
+  init(serial: String = "VB-0001", holdingSlave: Bool = false, deafenable: Bool = false) throws {
     let (master, slavePath) = try PseudoTerminal.open()
+    let loop = Self.loop
     keepAlive = holdingSlave ? try PseudoTerminal.holdOpen(slavePath: slavePath) : nil
-    line = DeafeningTransport(try DescriptorChannel(taking: master, name: slavePath))
+    let channel = try DescriptorChannel(taking: master, name: slavePath, loop: loop)
+    line = deafenable ? DeafeningTransport(channel, loop: loop) : nil
+    let transport: any ByteTransport = line ?? channel
     var configuration = BoardConfiguration.virtualDefault
     configuration.serial = Array(serial.utf8)
     let board = VirtualBoard(configuration: configuration, seed: UInt64.random(in: 1...UInt64.max))
     probe.attach(to: board)
-    runner = VirtualBoardRunner(board: board, transport: line, clock: ContinuousClock())
+    runner = VirtualBoardRunner(board: board, transport: transport, clock: ContinuousClock(), loop: loop)
     self.slavePath = slavePath
     let runner = self.runner
-    // On the process's event loop, like the daemon: the board's bytes are read there, so they reach it
-    // without a thread hand-off (the C floor's board is a thread blocked in read(2)).
-    task = Task(executorPreference: DescriptorEventLoop.shared) { try await runner.run() }
+    task = Task(executorPreference: loop) { try await runner.run() }
   }
 
   /// Stops the board and closes its pseudo-terminal.

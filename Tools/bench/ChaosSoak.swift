@@ -105,7 +105,7 @@ struct ChaosSoak {
     var outcome = Outcome()
     outcome.fullDisk = disk.mount(kilobytes: 16_384)
 
-    let board = try ProbedBoard(serial: "VB-CHAOS", holdingSlave: true)
+    let board = try ProbedBoard(serial: "VB-CHAOS", holdingSlave: true, deafenable: true)
     defer { Task { await board.stop() } }
     let socket = directory.appendingPathComponent("control.sock").path
     let config = directory.appendingPathComponent("config.yaml").path
@@ -289,12 +289,12 @@ struct ChaosSoak {
   /// it answers again the daemon must play the call again (it still has time left).
   private func deafSpell(_ index: Int, board: ProbedBoard, daemon: ChildDaemon, into outcome: inout Outcome) async {
     outcome.deafSpells += 1
-    board.line.deaf = true
+    board.line?.deaf = true
     let mark = board.probe.mark
     let selfStopped = await board.probe.first(
       from: mark, timeout: .milliseconds(Self.deafMs), where: { $0.isSilent })
     try? await Task.sleep(for: .milliseconds(selfStopped == nil ? 0 : 200))
-    board.line.deaf = false
+    board.line?.deaf = false
     if selfStopped == nil { outcome.notes.append("call \(index): the board's lease did not end the ring when deaf") }
     let back = board.probe.mark
     if await board.probe.first(from: back, timeout: .seconds(8), where: { $0.isPlaying }) != nil {

@@ -228,17 +228,23 @@ enum DaemonBench {
     let marks = boards.map { $0.probe.mark }
     let sent = clock.now
     _ = try ControlSocketClient.requestBlocking(#"{"type":"call","id":"\#(id)"}"#, path: socket)
+    guard BoardProbe.waitForAll(zip(boards, marks).map { ($0.probe, $1) }, where: { $0.isAlerting }) else {
+      return nil
+    }
     var rings: [Double] = []
     for (board, mark) in zip(boards, marks) {
-      guard let ring = board.probe.waitFor(from: mark, where: { $0.isAlerting }) else { return nil }
+      guard let ring = board.probe.records(from: mark).first(where: { $0.isAlerting }) else { return nil }
       rings.append(sent.duration(to: ring.at).milliseconds)
     }
     let hangupMarks = boards.map { $0.probe.mark }
     let hungUp = clock.now
     _ = try ControlSocketClient.requestBlocking(#"{"type":"hangup","id":"\#(id)"}"#, path: socket)
+    guard BoardProbe.waitForAll(zip(boards, hangupMarks).map { ($0.probe, $1) }, where: { $0.isSilent }) else {
+      return nil
+    }
     var silences: [Double] = []
     for (board, mark) in zip(boards, hangupMarks) {
-      guard let stopped = board.probe.waitFor(from: mark, where: { $0.isSilent }) else { return nil }
+      guard let stopped = board.probe.records(from: mark).first(where: { $0.isSilent }) else { return nil }
       // The actuators go off in the same step that ends the play, just before it is reported.
       let off = board.probe.records(from: mark).last { $0.isAllOff && $0.at <= stopped.at }
       silences.append(hungUp.duration(to: (off ?? stopped).at).milliseconds)

@@ -19,13 +19,13 @@ final class DeafeningTransport: ByteTransport {
   let incoming: AsyncThrowingStream<[UInt8], any Error>
 
   /// Wraps `inner` (the pseudo-terminal's master side).
-  init(_ inner: any ByteTransport) {
+  init(_ inner: any ByteTransport, loop: DescriptorEventLoop) {
     self.inner = inner
     let source = inner.incoming
     let state = self.state
     incoming = AsyncThrowingStream { continuation in
-      // On the event loop, where the board runs and the bytes are read: no thread hand-off of the bench's own.
-      let pump = Task(executorPreference: DescriptorEventLoop.shared) {
+      // On the event loop where the board runs and its bytes are read: no thread hand-off of the bench's own.
+      let pump = Task(executorPreference: loop) {
         do {
           for try await chunk in source {
             if state.deaf.withLock({ $0 }) {

@@ -48,6 +48,9 @@ int callalert_timer_set(int timer, int64_t nanoseconds);
 /// Reads the timer's expiry count (clears its readability); 0 when it had not expired.
 uint64_t callalert_timer_clear(int timer);
 
+/// Names the calling thread (pthread_setname_np; at most 15 bytes are kept).
+void callalert_name_this_thread(const char *name);
+
 /// accept4(2) with SOCK_NONBLOCK | SOCK_CLOEXEC (Glibc's Swift module does not export accept4): the client's
 /// descriptor, or -1 with errno set.
 int callalert_accept(int listening);
