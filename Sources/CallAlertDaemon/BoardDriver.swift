@@ -204,9 +204,10 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
       }
       scheduleSummaries()
     case .unresponsive(let reason):
-      link = .unresponsive
       logger.warning("board \(name) not answering (\(reason)); marked unresponsive, calling it until it answers")
       await submit(.boardLost(board: name))
+      // After the engine knows: `status` never shows the link unresponsive and the board still playing.
+      link = .unresponsive
     case .responsive(let info, let status):
       connected(info)
       logger.notice("board \(name) answers again; session reopened")

@@ -94,9 +94,10 @@ struct SIPRig {
     return false
   }
 
-  /// Waits until the board is silent; false when its changes ended first.
+  /// Waits until the board is silent, nothing playing (a ring's own silent steps are not silence); false
+  /// when its changes ended first.
   mutating func boardFallsSilent() async -> Bool {
-    while await board.withBoard({ $0.actuators.isAlerting }) {
+    while await board.withBoard({ $0.core.playingToken != nil || $0.actuators.isAlerting }) {
       guard await changes.next() != nil else { return false }
     }
     return true
