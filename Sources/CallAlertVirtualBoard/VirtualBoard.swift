@@ -39,6 +39,9 @@ public final class VirtualBoard {
     collect()
   }
 
+  /// What plays now (its token); nil when nothing does. A ring's own silent steps still play.
+  public var playingToken: UInt32? { core.playingToken }
+
   /// The actuators now.
   public var actuators: ActuatorState { hardware.actuators }
   /// Every actuator change so far.

@@ -140,7 +140,7 @@ struct BridgeEndToEndTests {
     // wakes the check; the suite's time limit bounds the wait. Silent means nothing plays: a ring's own
     // silent steps turn the buzzer off too (checking the actuators alone once caught such a step in CI and
     // then the next tone).
-    let silent: @Sendable (VirtualBoard) -> Bool = { $0.core.playingToken == nil && !$0.actuators.isAlerting }
+    let silent: @Sendable (VirtualBoard) -> Bool = { $0.playingToken == nil && !$0.actuators.isAlerting }
     while await !board.runner.withBoard(silent), await changes.next() != nil {}
     #expect(await board.runner.withBoard(silent))
     // The history: every call with its outcome.

@@ -97,7 +97,7 @@ struct SIPRig {
   /// Waits until the board is silent, nothing playing (a ring's own silent steps are not silence); false
   /// when its changes ended first.
   mutating func boardFallsSilent() async -> Bool {
-    while await board.withBoard({ $0.core.playingToken != nil || $0.actuators.isAlerting }) {
+    while await board.withBoard({ $0.playingToken != nil || $0.actuators.isAlerting }) {
       guard await changes.next() != nil else { return false }
     }
     return true
