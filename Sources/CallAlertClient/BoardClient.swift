@@ -45,8 +45,6 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
   /// dropped, so that a HELLO is not queued behind retransmissions of frames already given up.
   private let outputEpoch = OutputEpoch()
   private var reader: Task<Void, Never>?
-  /// A transport was attached (its bytes are read): the first use attaches the one given at init.
-  private var hasAttached = false
   private var leaseRenewal: Task<Void, Never>?
   var handshake: Task<Result<BoardInfo, BoardClientError>, Never>?
   private var recovery: Task<Void, Never>?
@@ -216,7 +214,7 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
   func ensureSession() async throws(BoardClientError) -> BoardInfo {
     if isClosed { throw .closed }
     // The first use opens the session, whether it is connect() or a command.
-    if !hasAttached, let transport { attach(transport) }
+    if reader == nil, let transport { attach(transport) }
     if let handshake { return try await handshake.value.get() }
     if !needsHandshake, let info { return info }
     guard transport != nil else { throw .disconnected(reason: "no transport") }
@@ -317,7 +315,6 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
   // MARK: - Bytes and time
 
   private func attach(_ transport: any ByteTransport) {
-    hasAttached = true
     generation += 1
     let generation = self.generation
     self.transport = transport
@@ -340,22 +337,6 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
         guard chunk.epoch == epoch.current else { continue }
         do { try await transport.write(chunk.bytes) } catch { break }
       }
-    }
-    // A descriptor channel on this actor's loop hands each chunk over in the turn that read it: no stream,
-    // no reader task, no task switch per chunk.
-    let direct = transport.deliver(on: DescriptorEventLoop.shared) { [weak self] delivery in
-      guard let self else { return }
-      self.assumeIsolated { client in
-        switch delivery {
-        case .bytes(let chunk): client.received(chunk, generation: generation)
-        case .end(let error):
-          client.lost(generation: generation, reason: error.map { "\($0)" } ?? "the port was closed")
-        }
-      }
-    }
-    if direct {
-      reader = nil
-      return
     }
     reader = Task(executorPreference: DescriptorEventLoop.shared) { [weak self] in
       do {

@@ -24,14 +24,6 @@ public protocol ByteTransport: AnyObject, Sendable {
   /// reported by ``incoming``'s end, not here. Never interleaves with ``write(_:)``'s bytes.
   func sendWithoutWaiting(_ bytes: [UInt8]) -> Bool
 
-  /// Delivers what arrives by calling `receiver` on `loop`'s thread, outside any lock, instead of through
-  /// ``incoming``: each chunk in the turn of the loop that read it, and at the end ``TransportDelivery/end(_:)``
-  /// once, in a later turn (``incoming`` then finishes without yielding). True when the transport does so: it
-  /// is watched by `loop`, nothing was yielded on ``incoming`` yet, and no receiver was set before; false
-  /// otherwise, and the owner reads ``incoming``. For an owner that runs on `loop` (an actor whose executor it
-  /// is), so that a chunk reaches it without a task switch (`assumeIsolated`).
-  func deliver(on loop: DescriptorEventLoop, to receiver: @escaping @Sendable (TransportDelivery) -> Void) -> Bool
-
   /// Closes the transport. Calling it again does nothing.
   func close()
 
@@ -44,19 +36,6 @@ extension ByteTransport {
   /// Returns at once: this transport holds nothing that outlives ``close()``.
   public func waitUntilReleased() async {}
 
-  /// False: this transport delivers only through ``incoming``.
-  public func deliver(
-    on loop: DescriptorEventLoop, to receiver: @escaping @Sendable (TransportDelivery) -> Void
-  ) -> Bool { false }
-
   /// False: this transport sends only through ``write(_:)``.
   public func sendWithoutWaiting(_ bytes: [UInt8]) -> Bool { false }
-}
-
-/// What a transport hands its receiver (``ByteTransport/deliver(on:to:)``).
-public enum TransportDelivery: Sendable {
-  /// Bytes, in the chunks the operating system produced.
-  case bytes([UInt8])
-  /// The end: nil after a local close, else why (a hang-up is ``TransportError/Code/disconnected``).
-  case end(TransportError?)
 }

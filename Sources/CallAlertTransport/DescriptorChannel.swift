@@ -71,10 +71,6 @@ public final class DescriptorChannel: ByteTransport, Sendable {
     var readBuffer = [UInt8](repeating: 0, count: DescriptorChannel.readChunkSize)
     var wouldBlockObserver: (@Sendable () -> Void)?
     var wouldBlockEvents = 0
-    /// Takes what arrives instead of `incoming` (``deliver(on:to:)``).
-    var receiver: (@Sendable (TransportDelivery) -> Void)?
-    /// Something was yielded on `incoming`: a receiver can no longer take over.
-    var yielded = false
   }
 
   private enum Phase {
@@ -99,7 +95,6 @@ public final class DescriptorChannel: ByteTransport, Sendable {
   /// orders deadlocked, seen once in the conformance suite).
   private struct Aftermath {
     var received: [[UInt8]] = []
-    var receiver: (@Sendable (TransportDelivery) -> Void)?
     var completions: [(WriteCompletion, Result<Void, TransportError>)] = []
     var finish: Result<Void, TransportError>?
     var releaseWaiters: [CheckedContinuation<Void, Never>] = []
@@ -219,20 +214,6 @@ public final class DescriptorChannel: ByteTransport, Sendable {
     case failed(TransportError)
   }
 
-  /// Hands what arrives to `receiver` on the loop's thread instead of ``incoming`` (see
-  /// ``ByteTransport/deliver(on:to:)``); false when `loop` is not this channel's, bytes were already yielded
-  /// on ``incoming``, a receiver was set before, or the channel has ended.
-  public func deliver(
-    on loop: DescriptorEventLoop, to receiver: @escaping @Sendable (TransportDelivery) -> Void
-  ) -> Bool {
-    guard loop === self.loop else { return false }
-    return state.withLock { state in
-      guard state.phase == .open, state.receiver == nil, !state.yielded else { return false }
-      state.receiver = receiver
-      return true
-    }
-  }
-
   /// Writes `bytes` now, from the caller's thread, when nothing is queued and the kernel takes them; else
   /// queues them behind what waits (the loop writes them out when there is room). False only once closed.
   public func sendWithoutWaiting(_ bytes: [UInt8]) -> Bool {
@@ -312,8 +293,6 @@ public final class DescriptorChannel: ByteTransport, Sendable {
     state.withLock { state in
       guard state.phase == .open else { return }
       if events.readable || events.hungUp { readAvailable(events, state: &state, aftermath: &aftermath) }
-      if aftermath.receiver == nil { aftermath.receiver = state.receiver }  // an end has already taken it
-      if aftermath.receiver == nil, !aftermath.received.isEmpty { state.yielded = true }
       if state.phase == .open, events.writable || (events.hungUp && state.watchingForRoom) {
         flushWrites(state: &state, aftermath: &aftermath)
       }
@@ -449,8 +428,6 @@ public final class DescriptorChannel: ByteTransport, Sendable {
     // retrying could close an unrelated descriptor that reused the number, and there is nothing else to do.
     try? descriptor.close()
     aftermath.finish = error.map { .failure($0) } ?? .success(())
-    aftermath.receiver = state.receiver
-    state.receiver = nil  // let go of the owner
     aftermath.releaseWaiters = state.releaseWaiters
     state.releaseWaiters.removeAll()
   }
@@ -460,13 +437,8 @@ public final class DescriptorChannel: ByteTransport, Sendable {
   /// chunks are yielded in order; a local close from another thread may finish the stream first, and bytes read
   /// just before it are then dropped, as nobody will read them.
   private func run(_ aftermath: Aftermath) {
-    if let receiver = aftermath.receiver {
-      // Read on the loop's thread, in this turn: straight to the owner.
-      for chunk in aftermath.received { receiver(.bytes(chunk)) }
-    } else {
-      for chunk in aftermath.received {
-        continuation.yield(chunk)
-      }
+    for chunk in aftermath.received {
+      continuation.yield(chunk)
     }
     aftermath.wouldBlockObserver?()
     for (completion, result) in aftermath.completions {
@@ -476,12 +448,6 @@ public final class DescriptorChannel: ByteTransport, Sendable {
     case .none: break
     case .success: continuation.finish()
     case .failure(let error): continuation.finish(throwing: error)
-    }
-    if let receiver = aftermath.receiver, let finish = aftermath.finish {
-      // In a later turn: the end may come from inside the owner's own work (its close), which must not be
-      // re-entered.
-      let end: TransportError? = if case .failure(let error) = finish { error } else { nil }
-      loop.execute { receiver(.end(end)) }
     }
     for waiter in aftermath.releaseWaiters {
       waiter.resume()

@@ -59,45 +59,15 @@ public actor VirtualBoardRunner<C: Clock> where C.Duration == Duration {
       defer { group.cancelAll() }
       flush()
       reschedule()
-      if let end = await receiveDirectly() {
-        // Straight from the loop: ended by a local close (nil), a hang-up, or a failure, which is thrown.
-        if let end, end.code != .disconnected { throw end }
-        return
-      }
       do {
-        for try await chunk in transport.incoming { receive(chunk) }
+        for try await chunk in transport.incoming {
+          board.receive(chunk, nowMs: nowMs)
+          flush()
+          reschedule()
+        }
       } catch let error as TransportError where error.code == .disconnected {
         return
       }
-    }
-  }
-
-  private func receive(_ chunk: [UInt8]) {
-    board.receive(chunk, nowMs: nowMs)
-    flush()
-    reschedule()
-  }
-
-  /// Takes the transport's bytes straight from the loop's turn that read them (``ByteTransport/deliver(on:to:)``)
-  /// until it ends, and returns how (nil inside: a local close); nil when the transport delivers only through
-  /// its stream. Cancellation closes the transport, which ends it.
-  private func receiveDirectly() async -> TransportError?? {
-    let transport = self.transport
-    return await withTaskCancellationHandler {
-      await withCheckedContinuation { (ended: CheckedContinuation<TransportError??, Never>) in
-        // Holds the runner until the end, which a close or a hang-up always brings.
-        let taken = transport.deliver(on: loop) { delivery in
-          self.assumeIsolated { runner in
-            switch delivery {
-            case .bytes(let chunk): runner.receive(chunk)
-            case .end(let error): ended.resume(returning: .some(error))
-            }
-          }
-        }
-        if !taken { ended.resume(returning: nil) }
-      }
-    } onCancel: {
-      transport.close()
     }
   }
 
