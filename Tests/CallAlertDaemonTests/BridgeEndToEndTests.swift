@@ -136,13 +136,23 @@ struct BridgeEndToEndTests {
 
     // The board rang and is silent again.
     #expect(rang, "\(flow.file): the board never sounded")
-    // Every call ended, so the board falls silent (the stop may still be on its way): each actuator change
-    // wakes the check; the suite's time limit bounds the wait. Silent means nothing plays: a ring's own
-    // silent steps turn the buzzer off too (checking the actuators alone once caught such a step in CI and
-    // then the next tone).
-    let silent: @Sendable (VirtualBoard) -> Bool = { $0.playingToken == nil && !$0.actuators.isAlerting }
-    while await !board.runner.withBoard(silent), await changes.next() != nil {}
-    #expect(await board.runner.withBoard(silent))
+    // Every call ended, so the board falls silent once it has played each call that rang: the daemon's
+    // events run ahead of the board's commands, and a silence seen before the last call's PLAY arrived is no
+    // end (a ring whose slot the board refused plays a moment later, its fallback; CI once caught the board
+    // between two calls). So the board's playback is followed until it has played as many calls as rang and
+    // then nothing; the suite's time limit bounds the wait.
+    let rings = try FakePhoneServer.steps(flow.file).filter {
+      if case .expect(let text) = $0 { text.hasPrefix("ringing") } else { false }
+    }.count
+    var played = Set<UInt32>()
+    var playing: UInt32? = nil
+    var playback = board.playback.makeAsyncIterator()  // every change since the board started
+    while played.count < rings || playing != nil, let token = await playback.next() {
+      if let token { played.insert(token) }
+      playing = token
+    }
+    #expect(played.count >= rings && playing == nil, "\(flow.file): played \(played.count) of \(rings)")
+    #expect(await board.runner.withBoard { $0.playingToken == nil && !$0.actuators.isAlerting })
     // The history: every call with its outcome.
     let history = try await ControlSocketClient.request(#"{"type":"history"}"#, path: setup.socket)
     let calls = try Self.calls(history)
