@@ -8,48 +8,45 @@ import Testing
 /// early ring only sets it again. Only a ring at or after the deadline fires it. A fake alarm on a test clock,
 /// rung by the test: deterministic, no real time.
 @Suite struct DeadlineTimerAlarmTests {
-  /// A timer whose alarm records each setting and is rung by the test.
+  /// The shared recorder's timer on an alarm that records each setting and is rung by the test.
   final class Rig: Sendable {
-    let clock = TestClock()
-    let timer: DeadlineTimer<TestClock<Duration>>
-    private let alarmLog = AlarmLog()
-    private let wakes = Mutex<[UInt64]>([])
+    private let recorder: DeadlineTimerTests.Recorder
+    private let log: Log
 
-    /// What the alarm was told, and how to ring it.
-    final class AlarmLog: Sendable {
-      let settings = Mutex<[UInt64?]>([])
+    init() {
+      let log = Log()
+      recorder = DeadlineTimerTests.Recorder(alarm: { ring in
+        log.ringer.withLock { $0 = ring }
+        return { instant in log.settings.withLock { $0.append(instant) } }
+      })
+      self.log = log
+    }
+
+    /// What the alarm was told and how to ring it, held by the alarm before the rig is complete.
+    private final class Log: Sendable {
+      let settings = Mutex<[TestClock<Duration>.Instant?]>([])
       let ringer = Mutex<(@Sendable () -> Void)?>(nil)
     }
 
-    init() {
-      let log = alarmLog
-      let start = clock.now
-      timer = DeadlineTimer(
-        clock: clock,
-        alarm: { ring in
-          log.ringer.withLock { $0 = ring }
-          return { instant in
-            let ms = instant.map { DeadlineTimer<TestClock<Duration>>.milliseconds(start.duration(to: $0)) }
-            log.settings.withLock { $0.append(ms) }
-          }
-        })
-    }
+    var clock: TestClock<Duration> { recorder.clock }
+    var timer: DeadlineTimer<TestClock<Duration>> { recorder.timer }
+    var fired: [UInt64] { recorder.fired }
+    func start() -> Task<Void, Never> { recorder.start() }
 
     /// Each setting of the alarm, in ms since the timer's start (nil: disarmed).
-    var alarm: [UInt64?] { alarmLog.settings.withLock { $0 } }
-    var fired: [UInt64] { wakes.withLock { $0 } }
-
-    func start() -> Task<Void, Never> {
-      Task { [self] in
-        await timer.run {
-          let now = timer.nowMs
-          wakes.withLock { $0.append(now) }
-        }
+    var alarm: [UInt64?] {
+      log.settings.withLock { $0 }.map {
+        $0.map { DeadlineTimer<TestClock<Duration>>.milliseconds(timer.start.duration(to: $0)) }
       }
     }
 
-    /// Rings the alarm, as the event loop does when its timer expires.
-    func ring() { alarmLog.ringer.withLock { $0 }?() }
+    /// Advances the clock by `step`, then rings the alarm as the event loop does when its timer expires, and
+    /// lets the loop act on it.
+    func ring(after step: Duration = .zero) async {
+      await clock.advance(by: step)
+      log.ringer.withLock { $0 }?()
+      await settle()
+    }
   }
 
   @Test func theAlarmIsSetToTheDeadlineAndItsRingFiresIt() async {
@@ -63,8 +60,7 @@ import Testing
     await rig.clock.advance(by: .milliseconds(100))
     await settle()
     #expect(rig.fired.isEmpty, "the clock alone wakes nothing: no task sleeps on it")
-    rig.ring()
-    await settle()
+    await rig.ring()
     #expect(rig.fired == [100])
     #expect(rig.alarm == [100], "set once; it rang, so nothing is left to disarm")
   }
@@ -81,9 +77,7 @@ import Testing
     rig.timer.schedule(atMs: 50)
     await settle()
     #expect(rig.alarm == [100, 50], "one system call per earlier deadline, none for the others")
-    await rig.clock.advance(by: .milliseconds(50))
-    rig.ring()
-    await settle()
+    await rig.ring(after: .milliseconds(50))
     #expect(rig.fired == [50])
   }
 
@@ -94,14 +88,10 @@ import Testing
     rig.timer.schedule(atMs: 100)
     await settle()
     rig.timer.schedule(atMs: 300)  // the alarm stays at 100
-    await rig.clock.advance(by: .milliseconds(100))
-    rig.ring()
-    await settle()
+    await rig.ring(after: .milliseconds(100))
     #expect(rig.fired.isEmpty, "the early ring fires nothing")
     #expect(rig.alarm == [100, 300])
-    await rig.clock.advance(by: .milliseconds(200))
-    rig.ring()
-    await settle()
+    await rig.ring(after: .milliseconds(200))
     #expect(rig.fired == [300])
   }
 
@@ -111,14 +101,10 @@ import Testing
     defer { loop.cancel() }
     rig.timer.schedule(atMs: 100)
     await settle()
-    await rig.clock.advance(by: .milliseconds(40))
-    rig.ring()  // early: a deadline moved later since the alarm was set, in a race the lock did not see
-    await settle()
+    await rig.ring(after: .milliseconds(40))  // early: a deadline moved later since it was set
     #expect(rig.fired.isEmpty)
     #expect(rig.alarm == [100, 100], "set again for the same deadline")
-    await rig.clock.advance(by: .milliseconds(60))
-    rig.ring()
-    await settle()
+    await rig.ring(after: .milliseconds(60))
     #expect(rig.fired == [100])
   }
 

@@ -12,7 +12,10 @@ import Testing
     let timer: DeadlineTimer<TestClock<Duration>>
     private let wakes = Mutex<[UInt64]>([])
 
-    init() { timer = DeadlineTimer(clock: clock) }
+    /// A timer that sleeps on the test clock, or waits for `alarm` when given (``DeadlineTimerAlarmTests``).
+    init(alarm: DeadlineTimer<TestClock<Duration>>.AlarmFactory? = nil) {
+      timer = DeadlineTimer(clock: clock, alarm: alarm)
+    }
 
     var fired: [UInt64] { wakes.withLock { $0 } }
 
