@@ -3,7 +3,7 @@ import Synchronization
 import SystemPackage
 
 #if canImport(Glibc)
-  import Glibc
+  import Glibc  // errno
 #elseif canImport(Musl)
   import Musl
 #endif
@@ -38,7 +38,7 @@ public final class LoopTimer: Sendable {
       open.withLock { open in
         open = false
         loop.remove(registration, descriptor: FileDescriptor(rawValue: descriptor))
-        _ = systemClose(descriptor)
+        try? FileDescriptor(rawValue: descriptor).close()
       }
     }
   }
@@ -60,7 +60,7 @@ public final class LoopTimer: Sendable {
           if timer.expired() { handler() }
         })
     } catch {
-      _ = systemClose(descriptor)
+      try? FileDescriptor(rawValue: descriptor).close()
       throw error
     }
   }
@@ -76,7 +76,9 @@ public final class LoopTimer: Sendable {
       return
     }
     let (seconds, attoseconds) = ContinuousClock.now.duration(to: deadline).components
-    let nanoseconds = seconds < 0 ? 0 : seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000
+    // A deadline that has passed expires at once (a negative count would disarm the timer instead; less than
+    // a second late, the seconds are 0 and only the attoseconds are negative).
+    let nanoseconds = seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000
     _ = callalert_timer_set(timer.descriptor, max(0, nanoseconds))
   }
 
@@ -92,12 +94,4 @@ public final class LoopTimer: Sendable {
       return { instant in timer.set(at: instant.map { $0 as! ContinuousClock.Instant }) }
     }
   }
-}
-
-private func systemClose(_ descriptor: CInt) -> CInt {
-  #if canImport(Glibc)
-    Glibc.close(descriptor)
-  #elseif canImport(Musl)
-    Musl.close(descriptor)
-  #endif
 }

@@ -88,6 +88,17 @@ import Testing
     #expect(await rings.next(within: .seconds(10)) != nil, "set again, it rings again")
   }
 
+  /// A deadline already past rings at once, whether it passed less than a second ago (only the attoseconds
+  /// of the difference are negative) or more: a negative count would have disarmed the timerfd.
+  @Test func aDeadlineAlreadyPastRingsAtOnce() async throws {
+    for late in [Duration.milliseconds(300), .seconds(2)] {
+      let rings = Rings()
+      let timer = try LoopTimer { rings.ring() }
+      timer.set(at: ContinuousClock.now.advanced(by: .zero - late))
+      #expect(await rings.next(within: .seconds(10)) != nil, "\(late) late")
+    }
+  }
+
   @Test func aDisarmedOrMovedTimerDoesNotRingAtTheOldTime() async throws {
     let rings = Rings()
     let timer = try LoopTimer { rings.ring() }
