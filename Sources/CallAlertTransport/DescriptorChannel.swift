@@ -168,26 +168,7 @@ public final class DescriptorChannel: ByteTransport, Sendable {
   /// The corresponding C function is `write`.
   public func write(_ bytes: [UInt8]) async throws(TransportError) {
     var aftermath = Aftermath()
-    let attempt: WriteAttempt = state.withLock { state in
-      guard state.phase == .open else { return .failed(state.endError ?? .closed(name)) }
-      guard !bytes.isEmpty else { return .done }
-      var offset = 0
-      if state.pendingWrites.isEmpty {
-        // Nothing queued: straight to the kernel, in the caller's thread.
-        switch writeOut(bytes, from: &offset) {
-        case .done: return .done
-        case .blocked: break
-        case .failed(let error):
-          end(error, state: &state, aftermath: &aftermath)
-          return .failed(error)
-        }
-      }
-      let ticket = state.nextTicket
-      state.nextTicket += 1
-      state.pendingWrites.append(PendingWrite(bytes: bytes, offset: offset, ticket: ticket, completion: nil))
-      if !state.watchingForRoom { waitForRoom(state: &state, aftermath: &aftermath) }
-      return .queued(ticket)
-    }
+    let attempt = state.withLock { hand(bytes, detached: false, state: &$0, aftermath: &aftermath) }
     run(aftermath)
     switch attempt {
     case .done: return
@@ -218,28 +199,38 @@ public final class DescriptorChannel: ByteTransport, Sendable {
   /// queues them behind what waits (the loop writes them out when there is room). False only once closed.
   public func sendWithoutWaiting(_ bytes: [UInt8]) -> Bool {
     var aftermath = Aftermath()
-    let taken: Bool = state.withLock { state in
-      guard state.phase == .open else { return false }
-      guard !bytes.isEmpty else { return true }
-      var offset = 0
-      if state.pendingWrites.isEmpty {
-        switch writeOut(bytes, from: &offset) {
-        case .done: return true
-        case .blocked: break
-        case .failed(let error):
-          end(error, state: &state, aftermath: &aftermath)  // reported by `incoming`'s end
-          return true
-        }
-      }
-      let ticket = state.nextTicket
-      state.nextTicket += 1
-      state.pendingWrites.append(
-        PendingWrite(bytes: bytes, offset: offset, ticket: ticket, completion: nil, detached: true))
-      if !state.watchingForRoom { waitForRoom(state: &state, aftermath: &aftermath) }
-      return true
-    }
+    let attempt = state.withLock { hand(bytes, detached: true, state: &$0, aftermath: &aftermath) }
     run(aftermath)
-    return taken
+    switch attempt {
+    case .done, .queued: return true
+    case .failed: return aftermath.finish != nil  // the line failed now: `incoming`'s end reports it
+    }
+  }
+
+  /// Writes `bytes` now when nothing is queued and the kernel takes them all, in the caller's thread; else
+  /// queues the rest behind what waits and asks the loop to report room. A failure ends the channel.
+  private func hand(
+    _ bytes: [UInt8], detached: Bool, state: inout State, aftermath: inout Aftermath
+  ) -> WriteAttempt {
+    guard state.phase == .open else { return .failed(state.endError ?? .closed(name)) }
+    guard !bytes.isEmpty else { return .done }
+    var offset = 0
+    if state.pendingWrites.isEmpty {
+      // Nothing queued: straight to the kernel, in the caller's thread.
+      switch writeOut(bytes, from: &offset) {
+      case .done: return .done
+      case .blocked: break
+      case .failed(let error):
+        end(error, state: &state, aftermath: &aftermath)
+        return .failed(error)
+      }
+    }
+    let ticket = state.nextTicket
+    state.nextTicket += 1
+    state.pendingWrites.append(
+      PendingWrite(bytes: bytes, offset: offset, ticket: ticket, completion: nil, detached: detached))
+    if !state.watchingForRoom { waitForRoom(state: &state, aftermath: &aftermath) }
+    return .queued(ticket)
   }
 
   /// Closes the channel: stops reading, fails waiting writes and closes the descriptor, before it returns.
