@@ -1,3 +1,4 @@
+import CallAlertTransport
 import Clocks
 import Synchronization
 
@@ -11,6 +12,7 @@ public func advance(
   while elapsed <= limit {
     if await condition() { return elapsed }
     await clock.advance(by: step)
+    await DescriptorEventLoop.shared.caughtUp()
     elapsed += step
   }
   return nil
@@ -53,8 +55,21 @@ public func driving<T: Sendable>(
   while elapsed <= limit {
     if done.withLock({ $0 }) { return try await work.value }
     await clock.advance(by: step)
+    await DescriptorEventLoop.shared.caughtUp()
     elapsed += step
   }
   work.cancel()
   return nil
+}
+
+extension DescriptorEventLoop {
+  /// Returns once the loop has run what was handed to it before this call, and what that handed in, `rounds`
+  /// deep. The daemon's actors run on the loop's thread, not on the test's: a test that steps a test clock
+  /// lets them act on each step before the next, or virtual time runs ahead of them (a deaf board's PLAY
+  /// then never got to fail within its 5 s).
+  public func caughtUp(rounds: Int = 3) async {
+    for _ in 0..<rounds {
+      await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in execute { done.resume() } }
+    }
+  }
 }

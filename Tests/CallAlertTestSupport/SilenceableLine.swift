@@ -16,7 +16,9 @@ public final class SilenceableLine: ByteTransport, Sendable {
     self.inner = inner
     let (stream, continuation) = AsyncThrowingStream.makeStream(of: [UInt8].self, throwing: (any Error).self)
     incoming = stream
-    Task { [self] in
+    // On the event loop, with the board runner and the client it sits between: a test stepping a test clock
+    // waits for the loop to catch up (`caughtUp`), which a pump on the pool would slip past.
+    Task(executorPreference: DescriptorEventLoop.shared) { [self] in
       do {
         for try await chunk in inner.incoming where !silent.withLock({ $0 }) { continuation.yield(chunk) }
         continuation.finish()
