@@ -71,6 +71,10 @@ public final class DescriptorChannel: ByteTransport, Sendable {
     var readBuffer = [UInt8](repeating: 0, count: DescriptorChannel.readChunkSize)
     var wouldBlockObserver: (@Sendable () -> Void)?
     var wouldBlockEvents = 0
+    /// Bytes handed over in this turn of a coalescing loop, to go out when it ends (in order, before any
+    /// bytes handed over after them).
+    var turnOutput: [UInt8] = []
+    var turnOutputScheduled = false
   }
 
   private enum Phase {
@@ -197,7 +201,12 @@ public final class DescriptorChannel: ByteTransport, Sendable {
 
   /// Writes `bytes` now, from the caller's thread, when nothing is queued and the kernel takes them; else
   /// queues them behind what waits (the loop writes them out when there is room). False only once closed.
+  ///
+  /// On a loop that coalesces sends (``DescriptorEventLoop/init(name:coalescingSends:)``), bytes handed over
+  /// on the loop's thread wait for the end of the loop's turn, and go out then in one write with the others
+  /// handed over in that turn.
   public func sendWithoutWaiting(_ bytes: [UInt8]) -> Bool {
+    if loop.coalescesSends, loop.isCurrent { return sendAtEndOfTurn(bytes) }
     var aftermath = Aftermath()
     let attempt = state.withLock { hand(bytes, detached: true, state: &$0, aftermath: &aftermath) }
     run(aftermath)
@@ -207,12 +216,41 @@ public final class DescriptorChannel: ByteTransport, Sendable {
     }
   }
 
+  /// Keeps `bytes` for the end of the loop's turn; the first of a turn asks the loop to send them then.
+  private func sendAtEndOfTurn(_ bytes: [UInt8]) -> Bool {
+    let schedule = state.withLock { state -> Bool? in
+      guard state.phase == .open else { return nil }
+      state.turnOutput += bytes
+      defer { state.turnOutputScheduled = true }
+      return !state.turnOutputScheduled
+    }
+    guard let schedule else { return false }
+    if schedule { loop.atEndOfTurn { [self] in sendTurnOutput() } }
+    return true
+  }
+
+  /// Sends what the turn gathered (unless a write in the turn took it along first).
+  private func sendTurnOutput() {
+    var aftermath = Aftermath()
+    state.withLock { state in
+      state.turnOutputScheduled = false
+      _ = hand([], detached: true, state: &state, aftermath: &aftermath)
+    }
+    run(aftermath)
+  }
+
   /// Writes `bytes` now when nothing is queued and the kernel takes them all, in the caller's thread; else
-  /// queues the rest behind what waits and asks the loop to report room. A failure ends the channel.
+  /// queues the rest behind what waits and asks the loop to report room. A failure ends the channel. Bytes
+  /// kept for the end of the turn go first.
   private func hand(
     _ bytes: [UInt8], detached: Bool, state: inout State, aftermath: inout Aftermath
   ) -> WriteAttempt {
     guard state.phase == .open else { return .failed(state.endError ?? .closed(name)) }
+    var bytes = bytes
+    if !state.turnOutput.isEmpty {
+      bytes = state.turnOutput + bytes
+      state.turnOutput.removeAll()
+    }
     guard !bytes.isEmpty else { return .done }
     var offset = 0
     if state.pendingWrites.isEmpty {
@@ -294,6 +332,10 @@ public final class DescriptorChannel: ByteTransport, Sendable {
   // MARK: - Reading
 
   /// Reads what is waiting, a few chunks at most (level-triggered epoll reports the rest at once).
+  ///
+  /// A read that returns less than it asked for took everything the kernel held, so the channel does not
+  /// ask again only to hear EAGAIN: that second read was half the system calls of a small frame's arrival
+  /// (a PLAY, its acknowledgement). Bytes that land just after it make epoll report the descriptor again.
   private func readAvailable(_ events: DescriptorEvents, state: inout State, aftermath: inout Aftermath) {
     for attempt in 0..<Self.readsPerEvent {
       let result = state.readBuffer.withUnsafeMutableBytes { buffer in
@@ -302,6 +344,7 @@ public final class DescriptorChannel: ByteTransport, Sendable {
       switch result {
       case .success(let count) where count > 0:
         aftermath.received.append(Array(state.readBuffer[..<count]))
+        if count < state.readBuffer.count { return }
       case .success:
         return end(.disconnected(name, function: "read"), state: &state, aftermath: &aftermath)
       case .failure(.wouldBlock), .failure(.resourceTemporarilyUnavailable):
@@ -413,6 +456,7 @@ public final class DescriptorChannel: ByteTransport, Sendable {
       complete(write, with: .failure(writeError), state: &state, aftermath: &aftermath)
     }
     state.pendingWrites.removeAll()
+    state.turnOutput.removeAll()
     loop.remove(registration, descriptor: descriptor)
     beforeClose?(descriptor)
     // Errors are not reported: on Linux the descriptor is released even when close(2) fails (EINTR, EIO), so

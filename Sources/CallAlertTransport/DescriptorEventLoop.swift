@@ -47,6 +47,11 @@ public final class DescriptorEventLoop: SerialExecutor, TaskExecutor, Sendable {
   private let threadName: String
   /// The loop's thread (pthread_t), for ``isCurrent``.
   private let thread = Atomic<UInt>(0)
+  /// Whether channels of this loop send what ``DescriptorChannel/sendWithoutWaiting(_:)`` hands over on the
+  /// loop's thread at the end of the loop's turn (see ``init(name:coalescingSends:)``).
+  public let coalescesSends: Bool
+  /// Work for the end of the current turn (``atEndOfTurn(_:)``); touched on the loop's thread only.
+  nonisolated(unsafe) private var turnEnd: [@Sendable () -> Void] = []
 
   /// Work handed to the loop, in order.
   private struct Work {
@@ -67,8 +72,18 @@ public final class DescriptorEventLoop: SerialExecutor, TaskExecutor, Sendable {
   /// what must not share the daemon's thread, such as the bench's virtual boards, which stand for hardware
   /// that computes beside the host, not on its thread.
   ///
-  /// - Parameter name: the thread's name (Linux keeps 15 bytes), for `top -H`, perf and the bench's counts.
-  public init(name: String = "callalert loop") {
+  /// - Parameters:
+  ///   - name: the thread's name (Linux keeps 15 bytes), for `top -H`, perf and the bench's counts.
+  ///   - coalescingSends: bytes that a channel of this loop hands over with
+  ///     ``DescriptorChannel/sendWithoutWaiting(_:)`` on the loop's thread go out when the loop ends its turn,
+  ///     one write per channel, instead of at once. For a loop that stands for many peers, each answering what
+  ///     it read: the bench's 32 virtual boards share one thread where 32 real boards would each have a
+  ///     processor, and a write to a pseudo-terminal (with the kernel worker it wakes) cost each board's
+  ///     answer as much as the board's work, so the 32nd board heard its PLAY after 31 answers had gone out.
+  ///     Now the loop handles everything ready first. The daemon's loop sends at once: there, one board's
+  ///     frame must not wait for another's.
+  public init(name: String = "callalert loop", coalescingSends: Bool = false) {
+    coalescesSends = coalescingSends
     epoll = callalert_epoll_create()
     precondition(epoll >= 0, "epoll_create1 failed, errno \(errno)")  // only without memory or descriptors
     doorbell = callalert_doorbell_create()
@@ -129,6 +144,13 @@ public final class DescriptorEventLoop: SerialExecutor, TaskExecutor, Sendable {
   /// Stops the process unless called on the loop's thread (for `assumeIsolated` on the loop's actors).
   public func checkIsolated() {
     precondition(isCurrent, "not on the CallAlert event loop's thread")
+  }
+
+  /// Runs `work` at the end of the loop's current turn: after the work handed in so far (and the work that
+  /// hands in), before the loop polls its descriptors again. Call it on the loop's thread.
+  func atEndOfTurn(_ work: @escaping @Sendable () -> Void) {
+    precondition(isCurrent, "atEndOfTurn off the event loop's thread")
+    turnEnd.append(work)
   }
 
   private func hand(_ item: Item) {
@@ -221,6 +243,11 @@ public final class DescriptorEventLoop: SerialExecutor, TaskExecutor, Sendable {
         handler(DescriptorEvents(rawValue: events[index]))
       }
       runHandedWork(&batch)
+      while !turnEnd.isEmpty {
+        let ending = turnEnd
+        turnEnd.removeAll(keepingCapacity: true)
+        for work in ending { work() }
+      }
     }
   }
 
