@@ -11,15 +11,38 @@ import Synchronization
 /// A thread of its own that runs work in order, at a lower scheduling priority than the rest of the
 /// daemon: for work that may take milliseconds of CPU and must never hold up a ring, such as the history's
 /// SQLite commits. On a two-core machine such a commit, on a Dispatch worker at the same priority as the
-/// event loop, delayed the board frames of the requests that came meanwhile by one or two milliseconds; at
-/// nice 10 the scheduler lets the loop (and the kernel's pseudo-terminal work) run first, and the commit
-/// takes what is left. Under a machine busy with other work, what runs here is slowed, never lost.
+/// event loop, delayed the board frames of the requests that came meanwhile by one or two milliseconds.
+///
+/// On Linux the thread runs under `SCHED_IDLE`: it gets a core only when nothing else wants it, and a thread
+/// of the normal class that wakes takes the core back at once. Nice 10 was not enough: the kernel's EEVDF
+/// scheduler lets a thread that just woke run its slice out, and a commit woken by its 50 ms timer held a
+/// core for a whole millisecond while the loop that rings the boards waited beside it (the bench's slowest
+/// fan-outs, one every 50 ms). Should `SCHED_IDLE` be refused, the thread falls back to nice 10. Under a
+/// machine busy with other work, what runs here is slowed, never lost.
 ///
 /// The thread ends once ``finish()`` was called and the work handed in before it ran (the owner calls it
 /// from its `deinit`).
 final class BackgroundThread: Sendable {
-  /// The nice value of the thread (Linux sets it per thread; elsewhere it is left alone).
+  /// The nice value of the thread when `SCHED_IDLE` is refused (Linux sets it per thread; elsewhere it is
+  /// left alone).
   static let niceness: Int32 = 10
+
+  #if os(Linux)
+    /// `SCHED_IDLE` from <sched.h>: a GNU extension that Glibc's Swift module leaves out. The value is part of
+    /// Linux's system call interface (and of `chrt --idle`).
+    static let idlePolicy: CInt = 5
+
+    /// Puts the calling thread in the idle scheduling class, or at nice 10 when that is refused; returns the
+    /// policy in force (`idlePolicy`, or 0 for the normal class).
+    @discardableResult
+    static func lowerThisThread() -> CInt {
+      var parameters = sched_param()
+      parameters.sched_priority = 0
+      if sched_setscheduler(0, idlePolicy, &parameters) == 0 { return idlePolicy }
+      _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceness)  // 0: this thread, on Linux
+      return sched_getscheduler(0)
+    }
+  #endif
 
   private struct State {
     var jobs: [@Sendable () -> Void] = []
@@ -67,7 +90,7 @@ final class BackgroundThread: Sendable {
 
   private static func run(_ shared: Shared) {
     #if os(Linux)
-      _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceness)  // 0: this thread, on Linux
+      lowerThisThread()
     #endif
     var jobs: [@Sendable () -> Void] = []
     while true {
