@@ -5,14 +5,25 @@ import CallAlertRuntime
 /// that bring it back, and the report of a line that carries only noise. See
 /// ``BoardClientOptions/Liveness``.
 extension BoardClient {
+  /// Starts the idle probes: a PING every ``BoardClientOptions/Liveness/idleProbe`` from now on. The probe's
+  /// time is one of the link's deadlines (see ``reschedule()``): an idle daemon's keepalives ring the event
+  /// loop's timer, not a sleeping task on the pool's timer thread, which woke two threads of the pool for each.
   func startIdleProbe() {
-    guard idleProbe == nil, !isClosed, let period = options.liveness?.idleProbe else { return }
-    let clock = self.clock
-    idleProbe = Task { [weak self] in
-      while true {
-        do { try await clock.sleep(for: period, tolerance: nil) } catch { return }
-        guard let self, await self.probeIdleBoard() else { return }
-      }
+    guard nextIdleProbeMs == nil, !isClosed, let period = options.liveness?.idleProbe else { return }
+    nextIdleProbeMs = nowMs + DeadlineTimer<C>.milliseconds(period)
+    reschedule()
+  }
+
+  /// Sends the idle PING when its time has come, and sets the next one a period later; a PING still waiting
+  /// for its answer is not doubled.
+  func probeIfDue() {
+    guard let due = nextIdleProbeMs, nowMs >= due, !isClosed, let period = options.liveness?.idleProbe else { return }
+    nextIdleProbeMs = nowMs + DeadlineTimer<C>.milliseconds(period)
+    guard idleProbe == nil else { return }
+    // Isolated to this client (it captures `self`): the task starts on the client's executor, the event loop.
+    idleProbe = Task {
+      _ = await self.probeIdleBoard()
+      self.idleProbe = nil
     }
   }
 

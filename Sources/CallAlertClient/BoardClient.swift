@@ -48,7 +48,10 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
   private var leaseRenewal: Task<Void, Never>?
   var handshake: Task<Result<BoardInfo, BoardClientError>, Never>?
   private var recovery: Task<Void, Never>?
-  /// The idle PING loop (``BoardClientOptions/Liveness/idleProbe``).
+  /// When the next idle PING is due, on the link's clock (``BoardClientOptions/Liveness/idleProbe``): one of
+  /// the link's deadlines, so the probe wakes the event loop's timer and no thread of the pool.
+  var nextIdleProbeMs: UInt64?
+  /// The idle PING in flight, if any.
   var idleProbe: Task<Void, Never>?
   /// The handshake loop while the board does not answer.
   var probing: Task<Void, Never>?
@@ -108,6 +111,7 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
     guard !isClosed else { return }
     isClosed = true
     for task in [reader, deadlineLoop, leaseRenewal, recovery, idleProbe, probing] { task?.cancel() }
+    nextIdleProbeMs = nil
     handshake?.cancel()
     writer?.finish()
     transport?.close()
@@ -409,6 +413,7 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
     writer?.finish()
     writer = nil
     deadlines.schedule(atMs: nil)
+    nextIdleProbeMs = nil  // the handshake after reconnecting starts the probes again
     needsHandshake = true
     lease.forgetAll()
     info = nil
@@ -481,11 +486,14 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
     writer?.yield((outputEpoch.current, out))
   }
 
-  private func reschedule() {
-    deadlines.schedule(atMs: endpoint.nextDeadline)
+  /// Sets the one wake-up for the link's next deadline, or the next idle probe if that comes first.
+  func reschedule() {
+    let next = [endpoint.nextDeadline, nextIdleProbeMs].compactMap { $0 }.min()
+    deadlines.schedule(atMs: next)
   }
 
   private func pollDeadlines() {
+    probeIfDue()
     handle(endpoint.poll(now: nowMs))
     if endpoint.sender.isPaused {
       // The link gave up on what was in flight; commands queued behind it would wait for a window that
