@@ -285,6 +285,9 @@ public struct BoardCore<Hardware: BoardHardware, Flash: BoardFlash> {
 
   private var eventsInLink: Int { endpoint.sender.inFlightCount + endpoint.sender.queuedCount }
 
+  /// Events raised and not yet acknowledged by the host: waiting for room in the link, or sent and unanswered.
+  public var unacknowledgedEvents: Int { events.waiting.count + eventsInLink }
+
   /// Moves waiting events into the link while its window has room, and reports drops once it can.
   private mutating func pumpEvents(now: UInt64) {
     while true {

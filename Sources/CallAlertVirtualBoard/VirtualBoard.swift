@@ -26,6 +26,10 @@ public final class VirtualBoard {
   /// rings" and "nothing rings" as events, independent of a pattern's own silent steps.
   public var onPlaybackChange: ((UInt32?) -> Void)?
   private var lastToken: UInt32?
+  /// Called when the host has acknowledged every event the board raised (none waits or is in flight any
+  /// more): the host has heard all the board had to say, so a bench can start its next step from quiet.
+  public var onEventsAcknowledged: (() -> Void)?
+  private var hadUnacknowledgedEvents = false
 
   /// Boots a board at `nowMs` (power-on).
   public init(
@@ -111,6 +115,9 @@ public final class VirtualBoard {
       lastToken = core.playingToken
       onPlaybackChange?(lastToken)
     }
+    let unacknowledged = core.unacknowledgedEvents > 0
+    if hadUnacknowledgedEvents && !unacknowledged { onEventsAcknowledged?() }
+    hadUnacknowledgedEvents = unacknowledged
   }
 }
 

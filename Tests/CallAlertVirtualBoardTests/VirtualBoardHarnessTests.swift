@@ -167,6 +167,35 @@ struct VirtualBoardHarnessTests {
     #expect(timeline.entries.map(\.ms) == [0, 10])
     #expect(timeline.alertSpans.count == 1 && timeline.alertSpans[0].end == nil)
   }
+
+  /// Counts calls of a callback.
+  final class Counter {
+    var count = 0
+  }
+
+  @Test func theBoardTellsWhenTheHostHasHeardEveryEvent() throws {
+    var harness = VirtualLinkHarness(board: VirtualBoard())
+    #expect(harness.hello() != nil)
+    harness.run(forMs: 100)
+    let heard = Counter()
+    harness.board.onEventsAcknowledged = { heard.count += 1 }
+
+    _ = harness.exchange(.play(PlayRequest(token: 3, capMs: 0, source: .inline(beep))))
+    harness.run(forMs: 2_000)  // the pattern ends: PLAY_ENDED is raised, sent and acknowledged
+    #expect(heard.count == 1)
+    #expect(harness.board.core.unacknowledgedEvents == 0)
+
+    _ = harness.exchange(.play(PlayRequest(token: 4, capMs: 0, source: .inline(beep))))
+    harness.connected = false  // the host goes deaf before this play ends
+    harness.run(forMs: 2_000)
+    #expect(heard.count == 1, "an event nobody acknowledged is not reported as heard")
+    #expect(harness.board.core.unacknowledgedEvents == 1)
+
+    harness.connected = true  // a board that gave up resending waits to hear the host, then sends again
+    _ = harness.exchange(.ping([]))
+    #expect(harness.run(untilMs: harness.nowMs + 10_000) { _ in heard.count == 2 })
+    #expect(harness.board.core.unacknowledgedEvents == 0)
+  }
 }
 
 extension PatternTableHeader {

@@ -8,8 +8,8 @@ import Synchronization
 import SystemPackage
 
 /// What a virtual board did, each change stamped with ``ContinuousClock`` in the callback that reports it
-/// (``VirtualHardware/onChange`` and ``VirtualBoard/onPlaybackChange``, on the board runner's executor), so the
-/// bench compares it with the instant it sent a request on the same clock.
+/// (``VirtualHardware/onChange``, ``VirtualBoard/onPlaybackChange`` and ``VirtualBoard/onEventsAcknowledged``, on
+/// the board runner's executor), so the bench compares it with the instant it sent a request on the same clock.
 final class BoardProbe: Sendable {
   /// One change.
   enum Change: Sendable, Equatable {
@@ -17,6 +17,8 @@ final class BoardProbe: Sendable {
     case actuators(alerting: Bool, allOff: Bool)
     /// The playing token changed; nil: nothing plays.
     case playback(UInt32?)
+    /// The host acknowledged the last event the board raised (``VirtualBoard/onEventsAcknowledged``).
+    case eventsAcknowledged
   }
 
   /// A change and when it happened.
@@ -34,6 +36,8 @@ final class BoardProbe: Sendable {
     var isPlaying: Bool { if case .playback(let token) = change { token != nil } else { false } }
     /// Whether playing stopped.
     var isSilent: Bool { change == .playback(nil) }
+    /// Whether the host had just acknowledged every event the board raised.
+    var isEventsAcknowledged: Bool { change == .eventsAcknowledged }
   }
 
   private struct Waiter {
@@ -83,6 +87,7 @@ final class BoardProbe: Sendable {
         .actuators(alerting: entry.state.isAlerting, allOff: entry.state == .off(motorCount: entry.state.motors.count)))
     }
     board.onPlaybackChange = { [self] token in record(.playback(token)) }
+    board.onEventsAcknowledged = { [self] in record(.eventsAcknowledged) }
   }
 
   /// The number of changes so far: a mark to wait from.
@@ -175,8 +180,10 @@ final class ProbedBoard: Sendable {
   /// The event loop of every probed board: a thread of their own, not the daemon's. The boards stand for
   /// hardware, which computes beside the host; on the daemon's thread, 32 firmware cores would run in series
   /// with the daemon's own work and the fan-out would measure them more than the daemon (the C floor's boards
-  /// are threads of their own too).
-  static let loop = DescriptorEventLoop(name: "bench boards")
+  /// are threads of their own too). The loop coalesces its sends: each board's answers go out once the loop
+  /// has handled everything ready, so that simulating the 32nd board does not wait for 31 answers' writes
+  /// (see ``DescriptorEventLoop/init(name:coalescingSends:)``).
+  static let loop = DescriptorEventLoop(name: "bench boards", coalescingSends: true)
 
   /// The board's runner (real time, ContinuousClock).
   let runner: VirtualBoardRunner<ContinuousClock>

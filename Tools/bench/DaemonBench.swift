@@ -94,12 +94,15 @@ enum DaemonBench {
   struct FanOutFigures: Sendable {
     /// Boards.
     let boards: Int
-    /// From sending `call` to the last board's first actuator change, ms.
+    /// From sending `call` to the last board's first actuator change, ms, each call sent to a settled daemon.
     let last: Summary
     /// From sending `call` to each board's first actuator change, ms (boards × calls values).
     let each: Summary
     /// From sending `hangup` to the last board's actuators all off, ms.
     let hangupLast: Summary
+    /// As ``last``, each call sent as soon as the previous call's boards went silent, while the daemon still
+    /// handled that hangup's acknowledgements and events.
+    let lastBackToBack: Summary
     /// RSS at the end, KiB.
     let residentKiB: Int
     /// RSS before the boards and the daemon started, KiB.
@@ -113,6 +116,7 @@ enum DaemonBench {
       var members: [(String, JSONValue)] = [
         ("boards", .int(boards)), ("call_to_last_board", last.json(unit: "ms")),
         ("call_to_each_board", each.json(unit: "ms")), ("hangup_to_last_board_off", hangupLast.json(unit: "ms")),
+        ("call_to_last_board_back_to_back", lastBackToBack.json(unit: "ms")),
         ("rss_kib", .int(residentKiB)), ("rss_before_kib", .int(residentBeforeKiB)),
         ("rss_added_kib", .int(residentKiB - residentBeforeKiB)), ("failures", .int(failures)),
       ]
@@ -221,8 +225,13 @@ enum DaemonBench {
   /// It blocks its thread throughout, as the C floor's client does (run it on a thread of its own,
   /// ``onThread(_:)``): each trip is timed from just before connect(2) on the client's thread to the board's
   /// callback, with no task hop of the bench's own in between.
+  ///
+  /// With `settle`, it returns only once the daemon has finished with the hangup: every board's PLAY_ENDED
+  /// acknowledged, then a `status` answered. The daemon's loop serves requests in the order its work arrived,
+  /// so that answer comes after the events' handling. The next call then meets a quiet daemon, as a real call
+  /// does; without it, the next call queues behind the last one's 32 acknowledgements and events.
   static func ringAndHangUp(
-    _ socket: String, _ boards: [ProbedBoard], id: String
+    _ socket: String, _ boards: [ProbedBoard], id: String, settle: Bool = false
   ) throws(ControlSocketError) -> ([Double], [Double])? {
     let clock = ContinuousClock()
     let marks = boards.map { $0.probe.mark }
@@ -248,6 +257,11 @@ enum DaemonBench {
       // The actuators go off in the same step that ends the play, just before it is reported.
       let off = board.probe.records(from: mark).last { $0.isAllOff && $0.at <= stopped.at }
       silences.append(hungUp.duration(to: (off ?? stopped).at).milliseconds)
+    }
+    if settle {
+      let heard = BoardProbe.waitForAll(zip(boards, hangupMarks).map { ($0.probe, $1) }) { $0.isEventsAcknowledged }
+      guard heard else { return nil }
+      _ = try ControlSocketClient.requestBlocking(#"{"type":"status"}"#, path: socket)
     }
     return (rings, silences)
   }
@@ -285,7 +299,8 @@ enum DaemonBench {
     }
   }
 
-  /// One daemon driving `boardCount` boards; `calls` calls, each to every board.
+  /// One daemon driving `boardCount` boards; `calls` calls, each to every board, each sent once the daemon
+  /// has settled after the one before; then `calls` more, each sent as soon as the one before went silent.
   static func fanOut(boardCount: Int, calls: Int, warmUpCalls: Int = 5) async throws -> FanOutFigures {
     let before = ProcessStats.residentKiB
     var boards: [ProbedBoard] = []
@@ -294,17 +309,25 @@ enum DaemonBench {
     var last: [Double] = []
     var each: [Double] = []
     var hangupLast: [Double] = []
+    var lastBackToBack: [Double] = []
     var failures = 0
     do {
       try await warmUp(daemon, boards)
       let socket = daemon.socket
       let boards = boards
-      let trips = await onThread { () -> [([Double], [Double])?] in
-        (0..<(warmUpCalls + calls)).map { index in
-          (try? ringAndHangUp(socket, boards, id: "fan-\(index)")) ?? nil
+      let (settled, backToBack) = await onThread { () -> ([([Double], [Double])?], [([Double], [Double])?]) in
+        // The probes forget what they saw every 100 calls, so that the RSS measured is the daemon's.
+        let settled = (0..<(warmUpCalls + calls)).map { index in
+          if index % 100 == 0 { for board in boards { board.probe.clear() } }
+          return (try? ringAndHangUp(socket, boards, id: "fan-\(index)", settle: true)) ?? nil
         }
+        let backToBack = (0..<calls).map { index in
+          if index % 100 == 0 { for board in boards { board.probe.clear() } }
+          return (try? ringAndHangUp(socket, boards, id: "fan-b2b-\(index)")) ?? nil
+        }
+        return (settled, backToBack)
       }
-      for (index, trip) in trips.enumerated() {
+      for (index, trip) in settled.enumerated() {
         guard let (rings, silences) = trip else {
           failures += 1
           continue
@@ -315,6 +338,13 @@ enum DaemonBench {
           hangupLast.append(silences.max() ?? 0)
         }
       }
+      for trip in backToBack {
+        guard let (rings, _) = trip else {
+          failures += 1
+          continue
+        }
+        lastBackToBack.append(rings.max() ?? 0)
+      }
     } catch {
       failures += 1
     }
@@ -323,7 +353,7 @@ enum DaemonBench {
     for board in boards { await board.stop() }
     return FanOutFigures(
       boards: boardCount, last: Summary(last), each: Summary(each), hangupLast: Summary(hangupLast),
-      residentKiB: resident, residentBeforeKiB: before, failures: failures)
+      lastBackToBack: Summary(lastBackToBack), residentKiB: resident, residentBeforeKiB: before, failures: failures)
   }
 }
 
