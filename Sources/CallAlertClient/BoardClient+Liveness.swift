@@ -1,5 +1,6 @@
 import CallAlertProtocol
 import CallAlertRuntime
+import CallAlertTransport
 
 /// Liveness: keepalives that notice a board which stays plugged in but stops answering, the handshakes
 /// that bring it back, and the report of a line that carries only noise. See
@@ -20,11 +21,14 @@ extension BoardClient {
     guard let due = nextIdleProbeMs, nowMs >= due, !isClosed, let period = options.liveness?.idleProbe else { return }
     nextIdleProbeMs = nowMs + DeadlineTimer<C>.milliseconds(period)
     guard idleProbe == nil else { return }
-    // Isolated to this client (it captures `self`): the task starts on the client's executor, the event loop.
-    idleProbe = Task {
-      _ = await self.probeIdleBoard()
-      self.idleProbe = nil
-    }
+    // With the loop as its preferred executor: an isolated task of an actor on a custom executor still had its
+    // PING's answer resumed through a thread of the pool (one wake-up of the pool per probe).
+    idleProbe = Task(executorPreference: DescriptorEventLoop.shared) { [weak self] in await self?.runIdleProbe() }
+  }
+
+  private func runIdleProbe() async {
+    _ = await probeIdleBoard()
+    idleProbe = nil
   }
 
   /// PINGs a board that has a session and plays nothing (lease renewals watch a playing one); false once

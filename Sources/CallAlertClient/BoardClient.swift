@@ -45,6 +45,9 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
   /// dropped, so that a HELLO is not queued behind retransmissions of frames already given up.
   private let outputEpoch = OutputEpoch()
   private var reader: Task<Void, Never>?
+  /// When the lease is next renewed while something plays: one of the link's deadlines, like the idle probe.
+  private var nextLeaseRenewalMs: UInt64?
+  /// The LEASE in flight, if any.
   private var leaseRenewal: Task<Void, Never>?
   var handshake: Task<Result<BoardInfo, BoardClientError>, Never>?
   private var recovery: Task<Void, Never>?
@@ -112,6 +115,7 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
     isClosed = true
     for task in [reader, deadlineLoop, leaseRenewal, recovery, idleProbe, probing] { task?.cancel() }
     nextIdleProbeMs = nil
+    nextLeaseRenewalMs = nil
     handshake?.cancel()
     writer?.finish()
     transport?.close()
@@ -294,26 +298,32 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
     if lease.track(command, reply) { startLeaseRenewal() }
   }
 
+  /// Renews the lease every third of it while something plays, from a lease's third from now; the renewal's
+  /// time is one of the link's deadlines (see ``reschedule()``), so a ringing board costs no sleeping task.
   private func startLeaseRenewal() {
-    guard leaseRenewal == nil else { return }
-    let period = LeaseKeeper.renewalPeriod(leaseMs: options.leaseMs)
-    let clock = self.clock
-    leaseRenewal = Task { [weak self] in
-      while true {
-        do { try await clock.sleep(for: period, tolerance: nil) } catch { return }
-        guard let self, await self.renewLease() else { return }
-      }
-    }
+    guard nextLeaseRenewalMs == nil else { return }
+    nextLeaseRenewalMs = nowMs + DeadlineTimer<C>.milliseconds(LeaseKeeper.renewalPeriod(leaseMs: options.leaseMs))
+    reschedule()
   }
 
-  /// Renews the lease once; false when nothing plays any more (the renewal task then ends).
-  private func renewLease() async -> Bool {
+  /// Sends LEASE when its time has come while something plays, and sets the next one; stops once nothing
+  /// plays. A LEASE still waiting for its answer is not doubled.
+  private func renewLeaseIfDue() {
+    guard let due = nextLeaseRenewalMs, nowMs >= due else { return }
     guard lease.isPlaying, !isClosed else {
-      leaseRenewal = nil
-      return false
+      nextLeaseRenewalMs = nil
+      return
     }
+    nextLeaseRenewalMs = nowMs + DeadlineTimer<C>.milliseconds(LeaseKeeper.renewalPeriod(leaseMs: options.leaseMs))
+    guard leaseRenewal == nil else { return }
+    leaseRenewal = Task(executorPreference: DescriptorEventLoop.shared) { [weak self] in await self?.renewLease() }
+  }
+
+  /// Renews the lease once.
+  private func renewLease() async {
+    defer { leaseRenewal = nil }
+    guard lease.isPlaying, !isClosed else { return }
     if case .failure(let error) = await exchange(.lease(ms: options.leaseMs)) { keepaliveFailed("LEASE", error) }
-    return true
   }
 
   // MARK: - Bytes and time
@@ -414,6 +424,7 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
     writer = nil
     deadlines.schedule(atMs: nil)
     nextIdleProbeMs = nil  // the handshake after reconnecting starts the probes again
+    nextLeaseRenewalMs = nil
     needsHandshake = true
     lease.forgetAll()
     info = nil
@@ -486,14 +497,16 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
     writer?.yield((outputEpoch.current, out))
   }
 
-  /// Sets the one wake-up for the link's next deadline, or the next idle probe if that comes first.
+  /// Sets the one wake-up for the link's next deadline, or the next keepalive (idle PING, lease renewal) if
+  /// that comes first.
   func reschedule() {
-    let next = [endpoint.nextDeadline, nextIdleProbeMs].compactMap { $0 }.min()
+    let next = [endpoint.nextDeadline, nextIdleProbeMs, nextLeaseRenewalMs].compactMap { $0 }.min()
     deadlines.schedule(atMs: next)
   }
 
   private func pollDeadlines() {
     probeIfDue()
+    renewLeaseIfDue()
     handle(endpoint.poll(now: nowMs))
     if endpoint.sender.isPaused {
       // The link gave up on what was in flight; commands queued behind it would wait for a window that

@@ -74,6 +74,18 @@ struct BoardClientLivenessTests {
     await rig.shutDown()
   }
 
+  @Test func aPlayLongerThanTheLeaseRingsOnBecauseTheClientRenewsIt() async throws {
+    let rig = Rig(options: BoardClientOptions(liveness: .init(idleProbe: nil)))
+    try await rig.client.connect()
+    try await rig.client.play(PlayRequest(token: 5, capMs: 0, source: .inline(Self.ring)))
+    #expect(await advance(rig.clock, within: .seconds(1)) { await rig.alerting() } != nil)
+    // Three leases' worth: without renewals the board stops itself 3 s after the PLAY.
+    let stopped = await advance(rig.clock, within: .seconds(10)) { await !rig.alerting() }
+    #expect(stopped == nil, "fell silent after \(String(describing: stopped)) though the client renews the lease")
+    #expect(await rig.client.playingTokens == [5])
+    await rig.shutDown()
+  }
+
   @Test func anIdleBoardIsProbedAndASilentOneNoticed() async throws {
     let rig = Rig(options: BoardClientOptions(liveness: .init(idleProbe: .seconds(3))))
     try await rig.client.connect()
