@@ -128,11 +128,16 @@ struct BoardLinkTests {
       rig.clock, rig.line, rig.playing, rig.runner, rig.service, rig.log
     )
     #expect(await advance(clock, within: .seconds(2)) { await service.boardLinks()["desk"] == "connected" } != nil)
+    // The link settles first: the commands that follow a connection (the table's GET_INFO, the indicator) are
+    // answered, or one of them, not the PLAY, would be the first to go unanswered (a race this test lost now
+    // and then: the PLAY then failed on the handshake the unanswered indicator had started).
+    #expect(await advance(clock, within: .seconds(2)) { !log.matching("no pattern table installed").isEmpty } != nil)
+    _ = await advance(clock, within: .milliseconds(300)) { false }
 
     line.silence(true)
     await service.submit(.call(IncomingCall(id: "c1")))
     let failed = await advance(clock, within: .seconds(5)) { !log.matching("failed: PLAY got no answer").isEmpty }
-    #expect(failed != nil, "the PLAY went unanswered")
+    #expect(failed != nil, "the PLAY went unanswered: \(log.all.joined(separator: " | "))")
     line.silence(false)
     let rang = await advance(clock, within: .seconds(10)) { token.value != nil }
     #expect(rang != nil, "the call plays once the board answers again")
