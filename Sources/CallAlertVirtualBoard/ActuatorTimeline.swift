@@ -1,7 +1,15 @@
 import CallAlertProtocol
 
 /// A board's actuator history: the board's millisecond clock and every actuator's state at each change.
+///
+/// It keeps the most recent ``capacity`` changes: once full, the oldest quarter goes, so a simulated board
+/// that rings for days (`callalert run --simulate`) does not grow without end. The default holds about a
+/// hundred thousand changes, far more than any test or demo makes; a caller that watches the changes as they
+/// come (``VirtualHardware/onChange``) can keep fewer.
 public struct ActuatorTimeline: Equatable, Sendable {
+  /// The changes a timeline keeps unless told otherwise.
+  public static let defaultCapacity = 100_000
+
   /// One change.
   public struct Entry: Equatable, Sendable {
     /// The board's clock, in ms since boot of the first core.
@@ -25,11 +33,15 @@ public struct ActuatorTimeline: Equatable, Sendable {
     }
   }
 
-  /// The changes, in time order.
+  /// The changes, in time order: the most recent ``capacity`` of them.
   public private(set) var entries: [Entry] = []
+  /// The most changes kept (at least 4).
+  public let capacity: Int
 
-  /// Creates an empty timeline.
-  public init() {}
+  /// Creates an empty timeline that keeps the most recent `capacity` changes.
+  public init(capacity: Int = ActuatorTimeline.defaultCapacity) {
+    self.capacity = max(4, capacity)
+  }
 
   /// Records `state` at `ms` unless it equals the last recorded state; returns whether anything changed.
   @discardableResult
@@ -41,11 +53,12 @@ public struct ActuatorTimeline: Equatable, Sendable {
       if entries.count >= 2, entries[entries.count - 2].state == state { entries.removeLast() }
       return true
     }
+    if entries.count >= capacity { entries.removeFirst(capacity / 4) }
     entries.append(Entry(ms: ms, state: state))
     return true
   }
 
-  /// The state in force at `ms` (nil before the first entry).
+  /// The state in force at `ms` (nil before the first entry kept).
   public func state(at ms: UInt64) -> ActuatorState? {
     var current: ActuatorState? = nil
     for entry in entries {

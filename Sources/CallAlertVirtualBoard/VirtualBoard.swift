@@ -31,14 +31,15 @@ public final class VirtualBoard {
   public var onEventsAcknowledged: (() -> Void)?
   private var hadUnacknowledgedEvents = false
 
-  /// Boots a board at `nowMs` (power-on).
+  /// Boots a board at `nowMs` (power-on); its timeline keeps the most recent `timelineCapacity` changes.
   public init(
     configuration: BoardConfiguration = .virtualDefault, flash: VirtualFlash = VirtualFlash(), seed: UInt64 = 1,
-    nowMs: UInt64 = 0
+    nowMs: UInt64 = 0, timelineCapacity: Int = ActuatorTimeline.defaultCapacity
   ) {
     self.configuration = configuration
     self.flash = flash
-    hardware = VirtualHardware(motorCount: Int(configuration.motorChannels), seed: seed)
+    hardware = VirtualHardware(
+      motorCount: Int(configuration.motorChannels), seed: seed, timelineCapacity: timelineCapacity)
     core = Core(configuration: configuration, hardware: hardware, flash: flash, nowMs: nowMs, bootReason: .powerOn)
     collect()
   }

@@ -7,8 +7,9 @@ import CallAlertProtocol
 /// A reference type so that the virtual board, which owns the core, can still read the timeline and move
 /// the button while the core holds the hardware.
 public final class VirtualHardware: BoardHardware {
-  /// Every actuator change the core made, in board milliseconds.
-  public private(set) var timeline = ActuatorTimeline()
+  /// Every actuator change the core made, in board milliseconds (the most recent, see
+  /// ``ActuatorTimeline/capacity``).
+  public private(set) var timeline: ActuatorTimeline
   /// The actuators now.
   public private(set) var actuators: ActuatorState
   /// Raw button levels, bit n = button n held down.
@@ -17,8 +18,10 @@ public final class VirtualHardware: BoardHardware {
   public var onChange: ((ActuatorTimeline.Entry) -> Void)?
   private var random: SplitMix64
 
-  /// Creates hardware with `motorCount` motors; `seed` feeds the boot nonces.
-  public init(motorCount: Int, seed: UInt64) {
+  /// Creates hardware with `motorCount` motors; `seed` feeds the boot nonces; the timeline keeps the most
+  /// recent `timelineCapacity` changes.
+  public init(motorCount: Int, seed: UInt64, timelineCapacity: Int = ActuatorTimeline.defaultCapacity) {
+    timeline = ActuatorTimeline(capacity: timelineCapacity)
     actuators = .off(motorCount: motorCount)
     random = SplitMix64(seed: seed)
   }

@@ -168,6 +168,18 @@ struct VirtualBoardHarnessTests {
     #expect(timeline.alertSpans.count == 1 && timeline.alertSpans[0].end == nil)
   }
 
+  @Test func aFullTimelineLetsItsOldestQuarterGo() {
+    var timeline = ActuatorTimeline(capacity: 8)
+    let on = ActuatorState(buzzerHz: 440, buzzerVolume: 9, motors: [0])
+    for ms in 0..<20 { timeline.record(ms % 2 == 0 ? .off(motorCount: 1) : on, at: UInt64(ms)) }
+    #expect(timeline.entries.count <= 8, "never more than its capacity")
+    #expect(timeline.entries.last?.ms == 19, "the newest change is kept")
+    #expect(
+      timeline.entries.map(\.ms) == Array(timeline.entries.first!.ms...19), "and every change since the oldest kept")
+    #expect(timeline.state(at: 1) == nil, "what went is no longer known")
+    #expect(ActuatorTimeline().capacity == ActuatorTimeline.defaultCapacity)
+  }
+
   /// Counts calls of a callback.
   final class Counter {
     var count = 0

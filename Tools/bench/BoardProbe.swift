@@ -208,7 +208,10 @@ final class ProbedBoard: Sendable {
     let transport: any ByteTransport = line ?? channel
     var configuration = BoardConfiguration.virtualDefault
     configuration.serial = Array(serial.utf8)
-    let board = VirtualBoard(configuration: configuration, seed: UInt64.random(in: 1...UInt64.max))
+    // The probe watches the changes as they come; the board's own timeline keeps only the last few, so that the
+    // RSS the fan-out reports after 2 000 calls is the daemon's, not 32 boards' histories.
+    let board = VirtualBoard(
+      configuration: configuration, seed: UInt64.random(in: 1...UInt64.max), timelineCapacity: 1_024)
     probe.attach(to: board)
     runner = VirtualBoardRunner(board: board, transport: transport, clock: ContinuousClock(), loop: loop)
     self.slavePath = slavePath
