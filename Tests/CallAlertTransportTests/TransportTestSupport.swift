@@ -50,6 +50,39 @@ func socketPairChannels(
   }
 }
 
+/// A descriptor channel on one end of a Unix stream socket pair, and the other end as a bare descriptor.
+func socketPairChannelAndDescriptor(name: String = "socket-a") throws -> (DescriptorChannel, FileDescriptor) {
+  signal(SIGPIPE, SIG_IGN)
+  var descriptors: [CInt] = [-1, -1]
+  guard socketpair(AF_UNIX, socketStreamType, 0, &descriptors) == 0 else {
+    throw TransportError.system("socketpair", port: name, errno: Errno(rawValue: errno))
+  }
+  let peer = FileDescriptor(rawValue: descriptors[1])
+  do {
+    return (try DescriptorChannel(taking: FileDescriptor(rawValue: descriptors[0]), name: name), peer)
+  } catch {
+    try? peer.close()
+    throw error
+  }
+}
+
+/// Reads `count` bytes from a blocking descriptor, waiting at most `timeout` for each read (poll(2)); throws
+/// a timeout as `ETIMEDOUT`, and an early end as `EPIPE`. For a thread of its own, not the task pool.
+func readBlocking(_ descriptor: FileDescriptor, count: Int, timeout: Duration) throws -> [UInt8] {
+  var bytes: [UInt8] = []
+  bytes.reserveCapacity(count)
+  var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+  let milliseconds = Int32(timeout.components.seconds * 1_000)
+  while bytes.count < count {
+    var ready = pollfd(fd: descriptor.rawValue, events: Int16(POLLIN), revents: 0)
+    guard poll(&ready, 1, milliseconds) == 1 else { throw Errno.timedOut }
+    let got = try buffer.withUnsafeMutableBytes { try descriptor.read(into: $0) }
+    guard got > 0 else { throw Errno.brokenPipe }
+    bytes += buffer[..<got]
+  }
+  return bytes
+}
+
 #if canImport(Glibc)
   private let socketStreamType = Int32(SOCK_STREAM.rawValue)
 #else
