@@ -45,7 +45,9 @@ public enum PseudoTerminal {
     baudRate: Int = SerialPort.defaultBaudRate
   ) throws(SerialPortError) -> (master: FileDescriptor, slavePath: String) {
     let port = "/dev/ptmx"
-    let master = posix_openpt(O_RDWR | O_NOCTTY)
+    // Close-on-exec from the start: a process that another thread spawns before the master reaches its channel
+    // would keep the pseudo-terminal alive past the board (its host would never see the unplug).
+    let master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC)
     guard master >= 0 else { throw .system("posix_openpt", port: port) }
     do throws(SerialPortError) {
       guard grantpt(master) == 0 else { throw .system("grantpt", port: port) }

@@ -99,6 +99,16 @@ struct PseudoTerminalTests {
     #expect(error?.code == .disconnected)
   }
 
+  @Test("a new master is close-on-exec and non-blocking, as documented")
+  func aNewMasterIsCloseOnExec() throws {
+    let (master, _) = try PseudoTerminal.open()
+    defer { try? master.close() }
+    let flags = fcntl(master.rawValue, F_GETFD)
+    #expect(flags >= 0 && flags & FD_CLOEXEC != 0)
+    let status = fcntl(master.rawValue, F_GETFL)
+    #expect(status >= 0 && status & O_NONBLOCK != 0)
+  }
+
   @Test("closing the slave hangs up the master (EIO): its stream ends with .disconnected")
   func closingSlaveDisconnectsMaster() async throws {
     let pair = try PseudoTerminalPair()
