@@ -500,8 +500,14 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
   /// Sets the one wake-up for the link's next deadline, or the next keepalive (idle PING, lease renewal) if
   /// that comes first.
   func reschedule() {
-    let next = [endpoint.nextDeadline, nextIdleProbeMs, nextLeaseRenewalMs].compactMap { $0 }.min()
-    deadlines.schedule(atMs: next)
+    deadlines.schedule(atMs: Self.earliest(endpoint.nextDeadline, Self.earliest(nextIdleProbeMs, nextLeaseRenewalMs)))
+  }
+
+  /// The earlier of two optional times (nil: none); no array on this path, which every frame takes.
+  private static func earliest(_ first: UInt64?, _ second: UInt64?) -> UInt64? {
+    guard let first else { return second }
+    guard let second else { return first }
+    return min(first, second)
   }
 
   private func pollDeadlines() {
