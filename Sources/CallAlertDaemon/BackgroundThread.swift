@@ -32,15 +32,12 @@ final class BackgroundThread: Sendable {
     /// Linux's system call interface (and of `chrt --idle`).
     static let idlePolicy: CInt = 5
 
-    /// Puts the calling thread in the idle scheduling class, or at nice 10 when that is refused; returns the
-    /// policy in force (`idlePolicy`, or 0 for the normal class).
-    @discardableResult
-    static func lowerThisThread() -> CInt {
+    /// Puts the calling thread in the idle scheduling class, or at nice 10 when that is refused.
+    static func lowerThisThread() {
       var parameters = sched_param()
       parameters.sched_priority = 0
-      if sched_setscheduler(0, idlePolicy, &parameters) == 0 { return idlePolicy }
+      guard sched_setscheduler(0, idlePolicy, &parameters) != 0 else { return }
       _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceness)  // 0: this thread, on Linux
-      return sched_getscheduler(0)
     }
   #endif
 
