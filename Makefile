@@ -17,7 +17,7 @@ INSTALL_ENV = DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" STRIP="$(STRIP)" $(foreach
   $(if $($(v)),$(v)="$($(v))"))
 
 .PHONY: all deps build test demo bench soak fuzz fuzz-long firmware-check firmware qemu format lint clean revision \
-  install-build install uninstall deb test-install
+  install-build install uninstall deb test-install flake-hunt
 
 all: build
 
@@ -48,6 +48,12 @@ test: deps revision
 	@Tools/scripts/firmware-check.sh
 	@Tools/scripts/check-architecture.sh
 	@if [ "$${CALLALERT_SKIP_INSTALL_TESTS:-0}" != 1 ]; then BUILD_CONFIG=debug Tools/scripts/test-install.sh; fi
+
+## flake-hunt: run the parallel suite N times and the real-time suites N/2 times (REALTIME_N), each failure
+## named with its test and file:line (logs in .build/flake-hunt); LOAD=1 keeps both cores busy meanwhile
+N ?= 20
+flake-hunt: deps revision
+	@N=$(N) REALTIME_SUITES='$(REALTIME_SUITES)' Tools/scripts/flake-hunt.sh
 
 ## install: build (release, BUILD_CONFIG=debug for a quick one) and install into $(DESTDIR)$(PREFIX): the binary,
 ## man pages, completions, example config, systemd units, udev rule, sysusers.d (see README "Install")

@@ -233,11 +233,13 @@ let package = Package(
     // The floor the bench compares the daemon's latency with: the same trips in plain C (Tools/bench/floor).
     .executableTarget(name: "callalert-bench-floor", path: "Tools/bench/floor"),
 
-    // Tests, and the helpers they share (board rigs, captured logs, bounded waits).
+    // Tests, and the helpers they share (board rigs, captured logs, bounded waits). CTestProcess sets the test
+    // process's own state once at its start (SIGPIPE ignored), for every suite.
+    .target(name: "CTestProcess", path: "Tests/CTestProcess"),
     .target(
       name: "CallAlertTestSupport",
       dependencies: [
-        "CallAlertVirtualBoard", "CallAlertSerial", "CallAlertTransport",
+        "CTestProcess", "CallAlertVirtualBoard", "CallAlertSerial", "CallAlertTransport",
         .product(name: "Clocks", package: "swift-clocks"), .product(name: "Logging", package: "swift-log"),
       ],
       path: "Tests/CallAlertTestSupport", swiftSettings: strictSettings),
@@ -308,7 +310,7 @@ let package = Package(
     .testTarget(
       name: "CallAlertCLITests",
       dependencies: [
-        "callalert", "CallAlertControl", "CallAlertEngine", "CallAlertInputs",
+        "callalert", "CallAlertControl", "CallAlertEngine", "CallAlertInputs", "CallAlertHistory",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],

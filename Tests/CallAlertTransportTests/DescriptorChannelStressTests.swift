@@ -1,3 +1,4 @@
+import CallAlertTestSupport
 import CallAlertTransport
 import Synchronization
 import SystemPackage
@@ -27,7 +28,6 @@ struct DescriptorChannelStressTests {
     "20 000 socket-pair channel pairs across 8 tasks, written and closed from both sides",
     .timeLimit(.minutes(3)))
   func openUseClose() async throws {
-    signal(SIGPIPE, SIG_IGN)  // as the daemon does: a write to a closed socket fails with EPIPE instead
     let inFlight = Shared<[Int: (DescriptorChannel, DescriptorChannel)]>([:])
     let failures = Shared<[String]>([])
     let finished = await withTaskGroup(of: Bool.self) { group in
@@ -230,5 +230,13 @@ struct CancelWhileReceivingTests {
         finish(true)
       }
     }
+  }
+}
+
+/// The process-wide setting every test that writes to a closed socket or pipe relies on, set before any suite
+/// runs: with it left to the first such test, the suite died of SIGPIPE whenever another one ran first.
+@Suite struct TestProcessSetupTests {
+  @Test func brokenPipeSignalIsIgnoredFromTheStart() {
+    #expect(TestProcess.ignoresBrokenPipeSignal)
   }
 }

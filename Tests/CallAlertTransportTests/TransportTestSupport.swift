@@ -34,9 +34,8 @@ func transportError(_ body: () async throws -> Void) async -> TransportError? {
 func socketPairChannels(
   names: (String, String) = ("socket-a", "socket-b")
 ) throws -> (DescriptorChannel, DescriptorChannel) {
-  // write(2) to a socket whose peer closed raises SIGPIPE, which would end the test process; the daemon
-  // ignores it the same way, and the channel then sees EPIPE, a hang-up.
-  signal(SIGPIPE, SIG_IGN)
+  // write(2) to a socket whose peer closed fails with EPIPE, a hang-up: the test process ignores SIGPIPE from
+  // its start (CTestProcess), as the daemon does.
   var descriptors: [CInt] = [-1, -1]
   guard socketpair(AF_UNIX, socketStreamType, 0, &descriptors) == 0 else {
     throw TransportError.system("socketpair", port: names.0, errno: Errno(rawValue: errno))
@@ -52,7 +51,6 @@ func socketPairChannels(
 
 /// A descriptor channel on one end of a Unix stream socket pair, and the other end as a bare descriptor.
 func socketPairChannelAndDescriptor(name: String = "socket-a") throws -> (DescriptorChannel, FileDescriptor) {
-  signal(SIGPIPE, SIG_IGN)
   var descriptors: [CInt] = [-1, -1]
   guard socketpair(AF_UNIX, socketStreamType, 0, &descriptors) == 0 else {
     throw TransportError.system("socketpair", port: name, errno: Errno(rawValue: errno))
