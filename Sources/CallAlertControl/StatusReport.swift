@@ -42,15 +42,23 @@ public struct StatusReport: Codable, Equatable, Sendable {
     public var playingCall: String?
     /// How its link stands: `connecting`, `connected`, `unresponsive` or `disconnected`.
     public var link: String?
+    /// Where the daemon looks for it, as configured: a port, `auto`, or `serial NUMBER`.
+    public var port: String?
+    /// Why it is not connected: the daemon's last failure to open or greet it, with what to do.
+    public var problem: String?
     enum CodingKeys: String, CodingKey {
       case name, connected, serial, firmware, tableVersion = "table_version", playingCall = "playing_call", link
+      case port, problem
     }
   }
 
   /// Do-not-disturb now.
   public struct DoNotDisturb: Codable, Equatable, Sendable {
-    /// The configured mode.
+    /// The mode in force: the one switched at run time, else the configured one. (It was the configured mode
+    /// alone, so `PUT /v1/dnd {"mode":"on"}` read back `"mode":"off"`.)
     public var mode: String
+    /// The config file's mode, which a restart goes back to.
+    public var configured: String?
     /// A mode switched at run time, if any.
     public var override: String?
     /// Whether it holds calls back now.
@@ -115,7 +123,7 @@ public struct StatusReport: Codable, Equatable, Sendable {
   /// The report of an engine snapshot, with what the board sessions and the history writer know.
   public init(
     _ snapshot: EngineSnapshot, boardInfos: [String: BoardInfo], boardLinks: [String: String] = [:],
-    history: HistoryHealth? = nil
+    boardProblems: [String: String] = [:], boardPorts: [String: String] = [:], history: HistoryHealth? = nil
   ) {
     self.history = history
     calls = snapshot.activeCalls.map {
@@ -131,14 +139,16 @@ public struct StatusReport: Codable, Equatable, Sendable {
     }
     let dnd = snapshot.doNotDisturb
     doNotDisturb = DoNotDisturb(
-      mode: dnd.configuredMode.rawValue, override: dnd.override?.rawValue, active: dnd.isActive, silent: dnd.silent)
+      mode: (dnd.override ?? dnd.configuredMode).rawValue, configured: dnd.configuredMode.rawValue,
+      override: dnd.override?.rawValue, active: dnd.isActive, silent: dnd.silent)
     boards = snapshot.boards.map { board in
       let info = boardInfos[board.name]
       return Board(
         name: board.name, connected: board.connected, serial: info.map { String(decoding: $0.serial, as: UTF8.self) },
         firmware: info.map { "\($0.firmware.major).\($0.firmware.minor).\($0.firmware.patch)" },
         tableVersion: info.map(\.table.version), playingCall: board.token == nil ? nil : board.callID,
-        link: boardLinks[board.name])
+        link: boardLinks[board.name], port: boardPorts[board.name],
+        problem: board.connected ? nil : boardProblems[board.name])
     }
   }
 }

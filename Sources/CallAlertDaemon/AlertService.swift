@@ -173,6 +173,13 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
     return links
   }
 
+  /// Why each board that is not connected is not, by name: the last failure to connect it.
+  public func boardProblems() async -> [String: String] {
+    var problems: [String: String] = [:]
+    for (name, driver) in drivers { problems[name] = await driver.problem }
+    return problems
+  }
+
   /// Connects every board and serves until cancelled; then stops every board and returns. The engine's
   /// deadlines are woken only while this runs (one set before is kept until it starts).
   public func run() async {

@@ -37,6 +37,9 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
   private var lastInfo: BoardInfo?
   /// How the link stands, for `status`.
   private(set) var link = BoardLinkState.connecting
+  /// Why the board is not connected: the last failure to connect it, with what to do; nil once connected.
+  /// Logged once, it was only in the log, while `status` said `connecting` for ever.
+  private(set) var problem: String?
   /// The link's counters on the current connection (BoardLinkStatistics.swift); nil while not connected.
   var linkStatistics: BoardLinkStatistics? {
     get async {
@@ -163,6 +166,7 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
           ? " (the line carried \(noise) bytes that decoded to no frame: a wrong baud rate, or not a CallAlert board?)"
           : ""
         let delay = backoff.next()
+        problem = "\(error)\(hint)"
         // Once, and again when the reason changes; every retry only at debug level.
         logger.log(
           level: unavailable.isNew("\(error)\(hint)") ? .notice : .debug,
@@ -176,6 +180,7 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
   private func connected(_ info: BoardInfo) {
     lastInfo = info
     link = .connected
+    problem = nil
     repeatedFallback.reset()  // its table may have changed
     logger.info(
       "board \(name) connected: serial \(String(decoding: info.serial, as: UTF8.self)), table v\(info.table.version)")

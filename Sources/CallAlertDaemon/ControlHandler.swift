@@ -41,7 +41,12 @@ struct ControlHandler<C: Clock>: Sendable where C.Duration == Duration {
       let snapshot = await service.snapshot()
       let infos = await service.boardInfos()
       let links = await service.boardLinks()
-      var report = StatusReport(snapshot, boardInfos: infos, boardLinks: links, history: history.health)
+      let problems = await service.boardProblems()
+      var ports: [String: String] = [:]
+      for board in configuration.engine.boards { ports[board.name] = board.whereToLook }
+      var report = StatusReport(
+        snapshot, boardInfos: infos, boardLinks: links, boardProblems: problems, boardPorts: ports,
+        history: history.health)
       report.sources = await bridges?.health()
       if let mqtt { report.sources = (report.sources ?? []) + [await mqtt.status()] }
       if let sip { report.sources = (report.sources ?? []) + sip() }

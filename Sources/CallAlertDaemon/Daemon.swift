@@ -119,6 +119,7 @@ public enum Daemon {
     SignalHandling.ignoreBrokenPipes()
     let hangups = SignalHandling.hangups()  // from here on, SIGHUP reloads the config instead of ending the daemon
     let configuration = try Self.configuration(for: options)
+    try checkAddOns(options, for: configuration)
     let locks = try lockInstance(configuration, logger: logger)
     let patternTable = try PatternCatalog.load(for: configuration)
     let printer = eventSink == nil ? EventPrinter(logger: logger) : nil
@@ -209,5 +210,15 @@ public enum Daemon {
       }
       return try SerialPort.open(try await BoardLocator.resolve("auto"), baudRate: baudRate)
     }
+  }
+}
+
+extension AlertBoard {
+  /// Where the daemon looks for the board, in the order ``Daemon/connector(for:baudRate:)`` tries: a port, a
+  /// serial number among the plugged-in boards, or the first board found (`auto`).
+  var whereToLook: String {
+    if let port, port != "auto" { return port }
+    if let serialNumber { return "serial \(serialNumber)" }
+    return "auto"
   }
 }

@@ -78,8 +78,7 @@ extension Daemon {
   }
 
   /// `--http ADDR:PORT` over the config's `http:` (keeping its token and URL), checked: beyond loopback a
-  /// token file is required, so anyone who can reach the port cannot ring the boards; then the add-ons'
-  /// checks.
+  /// token file is required, so anyone who can reach the port cannot ring the boards.
   static func applyHTTPOption(
     _ options: DaemonOptions, to configuration: inout DaemonConfiguration
   )
@@ -95,9 +94,21 @@ extension Daemon {
         description: "http: \(settings.listen) is reachable beyond this machine: set http.token_file in the config "
           + "(a 0600 file holding the bearer token), or listen on 127.0.0.1")
     }
+  }
+
+  /// The add-ons' own checks, for the daemon that is about to serve them. Only `run` asks: a client (`status`,
+  /// `notify`, `history`) reads the same config for its socket and serves nothing, so an `http:` section is
+  /// none of its business.
+  static func checkAddOns(
+    _ options: DaemonOptions, for configuration: DaemonConfiguration
+  )
+    throws(DaemonStartError)
+  {
     // An http: section that nothing serves is an error, not a silently missing API.
     if configuration.http != nil && !options.addOns.contains(where: { $0.name == "http" }) {
-      throw DaemonStartError(description: "http: this program was built without the HTTP API")
+      throw DaemonStartError(
+        description: "http: this program was built without the HTTP API; remove the http: section or run "
+          + "the callalert command, which serves it")
     }
     for addOn in options.addOns { try addOn.check(configuration) }
   }

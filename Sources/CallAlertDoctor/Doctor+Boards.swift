@@ -27,12 +27,23 @@ extension Doctor {
       findings.append(tableFinding(prefix, configuration: configuration, held: held))
       return findings
     }
+    var findings: [DoctorFinding] = []
+    // The daemon tried this board and failed: its reason first, then this user's own look at the port.
+    if let waiting = daemon?.boards.first(where: { $0.name == board.name && !$0.connected }) {
+      findings.append(
+        DoctorFinding(
+          "\(prefix): daemon", .error,
+          "the daemon has not connected it (\(waiting.link ?? "connecting"), looking at \(waiting.port ?? "?"))"
+            + (waiting.problem.map { ": \($0)" } ?? ""),
+          fix:
+            "correct the port (`callalert run --port`, or boards[].port in the config; `callalert ports` lists the "
+            + "boards plugged in), then restart the daemon; the lines below check that port"))
+    }
     let candidates: [LocatedPort]
     switch locate(board) {
     case .success(let ports): candidates = ports
-    case .failure(let finding): return [finding.renamed("\(prefix): found")]
+    case .failure(let finding): return findings + [finding.renamed("\(prefix): found")]
     }
-    var findings: [DoctorFinding] = []
     for candidate in candidates {
       let path = candidate.path
       findings.append(

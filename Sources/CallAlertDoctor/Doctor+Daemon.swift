@@ -8,10 +8,16 @@ extension Doctor {
     switch status {
     case .success(let report):
       let connected = report.boards.filter(\.connected).count
-      return DoctorFinding(
-        "daemon", .ok,
+      let summary =
         "answers on \(socketPath): \(connected) of \(report.boards.count) board(s) connected, "
-          + "\(report.calls.count) call(s) ringing")
+        + "\(report.calls.count) call(s) ringing"
+      // A daemon with no board to ring is not "ok": nothing rings. Each board's own lines say why.
+      guard connected > 0 || report.boards.isEmpty else {
+        return DoctorFinding(
+          "daemon", .error, "\(summary): nothing can ring",
+          fix: "see the board lines below; `callalert status` shows each board's last error")
+      }
+      return DoctorFinding("daemon", connected == report.boards.count ? .ok : .warning, summary)
     case .failure(.notRunning):
       return DoctorFinding(
         "daemon", .error, "not running: nothing listens on \(socketPath)",

@@ -1,3 +1,4 @@
+import CallAlertControl
 import CallAlertDaemon
 import CallAlertEngine
 import CallAlertInputs
@@ -45,7 +46,7 @@ public struct Doctor<System: DoctorSystem>: Sendable {
 
     let udev = udevFindings()
     findings += udev.findings
-    for board in effective.engine.boards {
+    for board in boardsToCheck(effective, daemon: try? status.get()) {
       findings += await boardFindings(
         board, configuration: effective, daemon: try? status.get(), udevRuleInstalled: udev.installed)
     }
@@ -59,6 +60,23 @@ public struct Doctor<System: DoctorSystem>: Sendable {
       findings += await serviceFindings(effective, daemon: try? status.get())
     }
     return DoctorReport(findings: findings, version: version)
+  }
+
+  /// The boards a running daemon uses, where it looks for them (its `--port` may differ from the config's);
+  /// without a daemon, the config's.
+  func boardsToCheck(_ configuration: DaemonConfiguration, daemon: StatusReport?) -> [AlertBoard] {
+    guard let daemon, !daemon.boards.isEmpty else { return configuration.engine.boards }
+    return daemon.boards.map { board in
+      let configured = configuration.engine.boards.first { $0.name == board.name }
+      guard let place = board.port else { return configured ?? AlertBoard(name: board.name, port: "auto") }
+      var used = AlertBoard(name: board.name, vibrateOnly: configured?.vibrateOnly ?? false)
+      if place.hasPrefix("serial ") {
+        used.serialNumber = String(place.dropFirst("serial ".count))
+      } else {
+        used.port = place
+      }
+      return used
+    }
   }
 
   /// The config: loaded, or each error with its place.

@@ -130,12 +130,12 @@ struct DoctorTests {
     let report = await Self.run(
       system,
       Script(
-        daemon: .success(try Self.status(connected: false)), ports: [Self.boardPort],
+        daemon: .success(try Self.status(connected: true)), ports: [Self.boardPort],
         boards: [Self.port: .success(Self.info())]))
     #expect(report.isHealthy, "\(report.text)")
     #expect(report.finding("udev-rule")?.summary.contains("uaccess") == true)
     #expect(report.finding("modemmanager")?.status == .ok)
-    #expect(report.finding("board board: firmware")?.summary.contains("firmware 1.2.3, protocol v1") == true)
+    #expect(report.finding("board board: firmware")?.summary.hasPrefix("firmware 1.2.3") == true)
     #expect(report.finding("socket")?.status == .ok)
   }
 
@@ -216,6 +216,27 @@ struct DoctorTests {
     #expect(report.finding("board board: found")?.summary == "connected to the daemon, serial CA-0042")
     #expect(report.finding("board board: access")?.status == .skipped)
     #expect(report.finding("board board: firmware")?.summary.hasPrefix("firmware 1.2.3") == true)
+  }
+
+  /// A daemon run with a wrong `--port` was rated "ok" while nothing could ring, and the doctor then checked the
+  /// config's board (`auto`), all green. Now the daemon's own board, where it looks, and why it failed.
+  @Test func aBoardTheDaemonCannotConnectIsAnErrorAndItsPortIsTheOneChecked() async throws {
+    var system = Self.brokenMachine()
+    system.files["/dev/null"] = FileFacts(kind: .characterDevice, mode: 0o666, owner: 0, group: 0)
+    let json =
+      #"{"calls":[],"missed":[],"do_not_disturb":{"mode":"off","active":false,"silent":false},"boards":["#
+      + #"{"name":"board","connected":false,"link":"connecting","port":"/dev/null","#
+      + #""problem":"/dev/null is not a serial port"}]}"#
+    let status = try JSONDecoder().decode(StatusReport.self, from: Data(json.utf8))
+    let report = await Self.run(system, Script(daemon: .success(status), ports: [Self.boardPort]))
+    let daemon = try #require(report.finding("daemon"))
+    #expect(daemon.status == .error)
+    #expect(daemon.summary.contains("nothing can ring"))
+    let reason = try #require(report.finding("board board: daemon"))
+    #expect(reason.status == .error)
+    #expect(reason.summary.contains("looking at /dev/null): /dev/null is not a serial port"))
+    #expect(report.finding("board board: found")?.summary == "/dev/null")
+    #expect(!report.isHealthy)
   }
 
   @Test func theJSONNamesEveryCheckAndTheVerdict() async throws {

@@ -11,25 +11,37 @@ enum StatusText {
         "history: \(history.state.rawValue) (\(DisplayText.safe(history.error ?? ""))), \(history.pending) pending, "
           + "\(history.lost) lost")
     }
-    let dnd = status.doNotDisturb
-    lines.append(
-      "do-not-disturb: \(dnd.override ?? dnd.mode)\(dnd.active ? " (active now)" : "")\(dnd.silent ? ", silent" : "")")
+    lines.append(doNotDisturbLine(status.doNotDisturb))
     func shown(_ value: String) -> String { DisplayText.excerpt(value) }
     for board in status.boards {
       let state = board.link ?? (board.connected ? "connected" : "not connected")
       let serial = board.serial.map { ", serial \(shown($0))" } ?? ""
       let playing = board.playingCall.map { ", ringing \(shown($0))" } ?? ""
-      lines.append("board \(shown(board.name)): \(state)\(serial)\(playing)")
+      let port = board.connected ? "" : board.port.map { " (\(shown($0)))" } ?? ""
+      lines.append("board \(shown(board.name)): \(state)\(port)\(serial)\(playing)")
+      if let problem = board.problem {
+        lines.append("  not connected: \(DisplayText.safe(problem))")
+        lines.append("  fix: give the board's port (`callalert ports` lists them); `callalert doctor` checks it")
+      }
     }
     for source in status.sources ?? [] { lines.append(SourceLine.text(source)) }
     lines.append(status.calls.isEmpty ? "no call ringing" : "ringing:")
     for call in status.calls {
+      // A withheld caller or a call no board plays yet leaves its part out, not an empty gap (": … on ").
+      let who = [call.name, call.caller].compactMap { $0 }.filter { !$0.isEmpty }.map(shown).joined(separator: " ")
       let boards = call.playingOn.map(shown).joined(separator: ", ")
       lines.append(
-        "  \(shown(call.id)) \(shown(call.name ?? "")) \(shown(call.caller ?? "")): "
-          + "\(call.remainingMs / 1000) s left on \(boards)")
+        "  \(shown(call.id))\(who.isEmpty ? " (withheld)" : " \(who)"): \(call.remainingMs / 1000) s left"
+          + (boards.isEmpty ? ", waiting for a board" : " on \(boards)"))
     }
     if !status.missed.isEmpty { lines.append("missed, not acknowledged: \(status.missed.count)") }
     return lines
+  }
+
+  /// Do-not-disturb and silent mode as they are now, and what a restart goes back to when switched.
+  static func doNotDisturbLine(_ dnd: StatusReport.DoNotDisturb) -> String {
+    let switched = dnd.override != nil && dnd.configured.map { $0 != dnd.mode } == true
+    return "do-not-disturb: \(dnd.mode)\(dnd.active ? " (active now)" : "")"
+      + (switched ? " (switched; the config says \(dnd.configured ?? ""))" : "") + (dnd.silent ? ", silent" : "")
   }
 }

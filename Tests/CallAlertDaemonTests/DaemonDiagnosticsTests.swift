@@ -1,0 +1,52 @@
+import CallAlertControl
+import CallAlertDaemon
+import CallAlertInputs
+import CallAlertTestSupport
+import Foundation
+import Logging
+import ServiceLifecycle
+import Testing
+
+/// What the daemon tells a user about a setup that cannot work, in `status` rather than once in its log.
+@Suite("Daemon diagnostics", .timeLimit(.minutes(1)))
+struct DaemonDiagnosticsTests {
+  /// A board at a port that is no serial port (`--port /dev/null`, a typo) said `connecting` for ever; the
+  /// reason was in the log, once. `status` names the port and the last failure.
+  @Test func aBoardThatNeverConnectsShowsWhereTheDaemonLooksAndWhy() async throws {
+    let setup = try DaemonEndToEndTests.Setup(port: "/dev/null")
+    let group = try await Daemon.makeServiceGroup(
+      options: DaemonOptions(configPath: setup.config, readStandardInput: false), logger: Logger(label: "test"),
+      eventSink: { _ in })
+    let running = Task { try await group.run() }
+    defer { running.cancel() }
+    var board: StatusReport.Board?
+    for _ in 0..<200 {  // the first try fails at once; 200 × 25 ms bounds the wait
+      let status = try await ControlClient.socket(path: setup.socket).status()
+      board = status.boards.first
+      if board?.problem != nil { break }
+      try await Task.sleep(for: .milliseconds(25))
+    }
+    #expect(board?.connected == false)
+    #expect(board?.port == "/dev/null")
+    #expect(board?.problem?.contains("/dev/null is not a serial port") == true, "\(String(describing: board))")
+    await group.triggerGracefulShutdown()
+    try await running.value
+  }
+
+  /// `status`, `notify` and `history` read the config for its socket: an `http:` section stopped them with
+  /// "this program was built without the HTTP API". Only the daemon that would serve it checks that.
+  @Test func aConfigWithHTTPLoadsForClientsAndOnlyADaemonWithoutTheAPIRefusesIt() async throws {
+    let setup = try DaemonEndToEndTests.Setup(port: "/dev/null")
+    try (try String(contentsOfFile: setup.config, encoding: .utf8) + "\nhttp:\n  listen: 127.0.0.1:0\n").write(
+      toFile: setup.config, atomically: true, encoding: .utf8)
+    let configuration = try Daemon.configuration(for: DaemonOptions(configPath: setup.config))
+    #expect(configuration.http != nil)
+    await #expect {
+      _ = try await Daemon.makeServiceGroup(
+        options: DaemonOptions(configPath: setup.config, readStandardInput: false), logger: Logger(label: "test"),
+        eventSink: { _ in })
+    } throws: { error in
+      (error as? DaemonStartError)?.description.contains("built without the HTTP API") == true
+    }
+  }
+}
