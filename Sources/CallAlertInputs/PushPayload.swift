@@ -19,7 +19,7 @@ public enum PushPayload {
   /// Where the interruption level is, as Apple defines it.
   public static let levelPath: JSONPath = "aps.interruption-level"
   /// The pattern hint of the `act: 4` preset (an alert that needs continuous vibration).
-  public static let continuousVibrationHint = "continuous-vibration"
+  public static let continuousVibrationHint = "steady_vibration"
 
   /// Where a payload came from, for the locations of its errors: `call.json:3:7`, or `socket:4:40` for a
   /// payload inside line 4 of the control socket, starting at column 29 of that line.

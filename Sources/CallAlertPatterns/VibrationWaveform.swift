@@ -45,9 +45,15 @@ public struct VibrationWaveform: Equatable, Sendable {
     amplitudes: [0, 255, 0, 255, 0] + [77, 77, 78, 79, 81, 84, 87, 93, 101, 114, 133, 162, 205, 255, 255, 0],
     repeatIndex: 5)
 
+  /// The strongest vibration the board's motor guard lets run for a whole ring (PROTOCOL.md §13.6: at most 70 %
+  /// on over a minute, 15 s at a stretch): 1.3 s at full, 0.7 s off (65 %), repeating. It is what a push's
+  /// `act: 4` asks for (the hint `steady_vibration`): an alert to be felt, in a pocket or under a pillow.
+  public static let steady = VibrationWaveform(timings: [0, 1_300, 700], amplitudes: [0, 255, 0], repeatIndex: 1)
+
   /// The built-in waveforms by name.
   public static let builtIns: [(name: String, waveform: VibrationWaveform)] = [
     ("android_default", .androidDefault), ("android_simple", .androidSimple), ("android_pulse", .androidPulse),
+    ("steady_vibration", .steady),
   ]
 
   /// A built-in waveform by name (any case).

@@ -21,14 +21,14 @@ import Testing
     .call(
       IncomingCall(
         id: "d1b0e6c2", callerNumber: "+441632960961", callerName: "Door intercom", level: .timeSensitive,
-        patternHint: "continuous-vibration")),
+        patternHint: "steady_vibration")),
     .ignored(reason: #"pushType 3 is neither 1 or "call" (incoming call) nor 2 or "hangup" (hangup)"#),
     .ignored(reason: "no push rule and no preset (pushType, info.type, act) matches; top-level keys: aps"),
     .callWithoutID(IncomingCall(id: "", callerNumber: "+4930123456", callerName: "Alice")),
     .hangupWithoutID(callerNumber: "+4930123456"),
     .hangupWithoutID(callerNumber: nil),
     .callWithoutID(
-      IncomingCall(id: "", callerName: "Door intercom", level: .timeSensitive, patternHint: "continuous-vibration")),
+      IncomingCall(id: "", callerName: "Door intercom", level: .timeSensitive, patternHint: "steady_vibration")),
     .call(
       IncomingCall(
         id: "r-17", callerNumber: "+4930123456", callerName: "Front desk", sentAt: date("2026-11-21T22:00:00Z"),

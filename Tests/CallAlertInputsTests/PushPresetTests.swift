@@ -31,15 +31,15 @@ import Testing
     ),
     (
       #"{"act":4,"id":"v1","number":"+4471"}"#,
-      .call(IncomingCall(id: "v1", callerNumber: "+4471", level: .timeSensitive, patternHint: "continuous-vibration"))
+      .call(IncomingCall(id: "v1", callerNumber: "+4471", level: .timeSensitive, patternHint: "steady_vibration"))
     ),
     (
       #"{"act":"4","callID":"v2","aps":{"interruption-level":"critical"}}"#,
-      .call(IncomingCall(id: "v2", level: .critical, patternHint: "continuous-vibration"))
+      .call(IncomingCall(id: "v2", level: .critical, patternHint: "steady_vibration"))
     ),
     (
       #"{"act":4,"callId":"v3","aps":{"interruption-level":"passive"}}"#,
-      .call(IncomingCall(id: "v3", level: .timeSensitive, patternHint: "continuous-vibration"))
+      .call(IncomingCall(id: "v3", level: .timeSensitive, patternHint: "steady_vibration"))
     ),
     (
       #"{"pushType":3,"callId":"m1"}"#,

@@ -29,7 +29,7 @@ import Testing
     (
       #"{"act":4,"aps":{"alert":{"title":"Door"}}}"#,
       .callWithoutID(
-        IncomingCall(id: "", callerName: "Door", level: .timeSensitive, patternHint: "continuous-vibration"))
+        IncomingCall(id: "", callerName: "Door", level: .timeSensitive, patternHint: "steady_vibration"))
     ),
   ])
   func presetsWithoutAnID(json: String, expected: PushNotification) throws {

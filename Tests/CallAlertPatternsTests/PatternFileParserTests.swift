@@ -250,7 +250,7 @@ import Testing
         "f.yaml:3:39: error: pattern 'a': slice_ms 0 is out of range; use 1-1000",
         "f.yaml:4:40: error: pattern 'b': dual_tone 'both' is not understood; use 'alternate' or 'mean'",
         "f.yaml:4:54: error: pattern 'b': repeat 255 means 'until the cap' on the wire; write 'repeat: forever' or use 0-254",
-        "f.yaml:5:27: error: pattern 'c': unknown vibration 'android_buzz'; use android_default, android_simple, android_pulse, or a mapping with 'timings:'",
+        "f.yaml:5:27: error: pattern 'c': unknown vibration 'android_buzz'; use android_default, android_simple, android_pulse, steady_vibration, or a mapping with 'timings:'",
         "f.yaml:7:49: error: pattern 'd': vibration: amplitudes has 1 entries but timings has 2; give one amplitude per timing",
         "f.yaml:7:62: error: pattern 'd': vibration: repeat 5 is not a timing index; use -1 (no repeat) or 0-1",
         "f.yaml:8:49: error: pattern 'e': octave_offset -5 is out of range; use -3 to 3 (-1 when the tune's a5 is 440 Hz)",
