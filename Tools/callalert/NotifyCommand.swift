@@ -30,6 +30,18 @@ struct AnswerOptions: ParsableArguments {
     let outcome = try await socket.client().perform(request)
     print(json ? ControlResponse.outcome(outcome).line : outcome.text)
   }
+
+  /// Switches do-not-disturb or silent mode and prints the state it is in now (a bare "ok" said nothing of
+  /// what now holds), or with `--json` the daemon's answer line.
+  func `switch`(_ input: EngineInput, with socket: SocketOption) async throws {
+    let client = try socket.client()
+    let outcome = try await client.perform(.input(input))
+    if json {
+      print(ControlResponse.outcome(outcome).line)
+      return
+    }
+    print(StatusText.doNotDisturbLine(try await client.status().doNotDisturb))
+  }
 }
 
 extension CallAlertCommand {
@@ -134,14 +146,16 @@ extension CallAlertCommand {
         commandName: "dnd", abstract: "Switch do-not-disturb: on, off or scheduled.")
       @OptionGroup var socket: SocketOption
       @Argument(help: "The mode.") var mode: DoNotDisturbMode
-      func run() async throws { _ = try await socket.client().perform(.input(.setDoNotDisturb(mode))) }
+      @OptionGroup var output: AnswerOptions
+      func run() async throws { try await output.switch(.setDoNotDisturb(mode), with: socket) }
     }
 
     struct Silent: AsyncParsableCommand {
       static let configuration = CommandConfiguration(abstract: "Switch silent mode (vibrate only): on or off.")
       @OptionGroup var socket: SocketOption
       @Argument(help: "The state.") var state: Switch
-      func run() async throws { _ = try await socket.client().perform(.input(.setSilent(state.isOn))) }
+      @OptionGroup var output: AnswerOptions
+      func run() async throws { try await output.switch(.setSilent(state.isOn), with: socket) }
     }
   }
 
@@ -167,6 +181,7 @@ extension CallAlertCommand {
     static let configuration = CommandConfiguration(
       abstract: "Show recent calls: from the running daemon, else from the history file.")
     @Option(help: ArgumentHelp("The config file naming the history.", valueName: "file")) var config: String?
+    @Option(help: ArgumentHelp("The daemon's control socket (asked first).", valueName: "path")) var socket: String?
     @Option(help: ArgumentHelp("The history database.", valueName: "file")) var database: String?
     @Flag(help: "Only missed calls.") var missed = false
     @Option(help: "How many calls.") var limit: Int = 20
@@ -177,6 +192,9 @@ extension CallAlertCommand {
     func validate() throws {
       guard (1...1_000).contains(limit) else { throw ValidationError("--limit must be 1 to 1000") }
       if database != nil && simulate { throw ValidationError("give --database or --simulate, not both") }
+      if database != nil && socket != nil {
+        throw ValidationError("give --database (read the file) or --socket (ask the daemon), not both")
+      }
     }
 
     func run() async throws {
@@ -184,12 +202,14 @@ extension CallAlertCommand {
       if database == nil, !simulate {
         // The running daemon knows what waits in memory; it never answers ok while records are pending or lost.
         if let answer = try await HistoryFromDaemon.ask(
-          socketPath: configuration.socketPath, missedOnly: missed, limit: limit)
+          socketPath: socket ?? configuration.socketPath, missedOnly: missed, limit: limit)
         {
           try HistoryPrinter.print(answer.calls, missedOnly: missed, json: json)
           if let warning = answer.warning { throw CommandFailure(warning) }
           return
         }
+        // A socket named on purpose that nobody listens on is a mistake to say, not a reason to read a file.
+        if let socket { throw CommandFailure("no daemon listens on \(socket); start one with `callalert run`") }
       }
       let path = database ?? configuration.historyPath
       guard FileManager.default.fileExists(atPath: path) else { throw CommandFailure("no history at \(path) yet") }

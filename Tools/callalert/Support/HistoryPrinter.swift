@@ -17,15 +17,20 @@ enum HistoryPrinter {
     }
     let format = DateFormatter()
     format.dateFormat = "yyyy-MM-dd HH:mm:ss"
-    for call in calls {
-      let who = [call.callerName, call.callerNumber].compactMap { $0 }.joined(separator: " ")
-      let rang =
-        call.rangAt.flatMap { start in call.endedAt.map { String(format: ", rang %.1f s", $0.timeIntervalSince(start)) }
-        } ?? ""
-      let ack = call.missed ? (call.acknowledged ? ", missed (acknowledged)" : ", missed") : ""
-      Swift.print(
-        "\(format.string(from: call.receivedAt))  \(call.id)  \(who.isEmpty ? "withheld" : who)  \(call.outcome.rawValue)\(call.reason.map { " (\($0))" } ?? "")\(rang)\(ack)"
-      )
-    }
+    for call in calls { Swift.print(line(call, dates: format)) }
+  }
+
+  /// One call's line: when, id, who, the outcome and why, how long it rang, whether it was missed.
+  static func line(_ call: CallRecord, dates format: DateFormatter) -> String {
+    let who = [call.callerName, call.callerNumber].compactMap { $0 }.joined(separator: " ")
+    let rang =
+      call.rangAt.flatMap { start in call.endedAt.map { String(format: ", rang %.1f s", $0.timeIntervalSince(start)) }
+      } ?? ""
+    let ack = call.missed ? (call.acknowledged ? ", missed (acknowledged)" : ", missed") : ""
+    // The reason says more than the outcome, or nothing: "answered (answered)" repeated it.
+    let reason = call.reason.flatMap { $0.isEmpty || $0 == call.outcome.rawValue ? nil : " (\($0))" } ?? ""
+    return
+      "\(format.string(from: call.receivedAt))  \(call.id)  \(who.isEmpty ? "withheld" : who)  "
+      + "\(call.outcome.rawValue)\(reason)\(rang)\(ack)"
   }
 }

@@ -1,0 +1,54 @@
+import CallAlertControl
+import CallAlertHistory
+import Foundation
+import Testing
+
+@testable import callalert
+
+/// The lines `status` and `history` print for people.
+@Suite struct StatusAndHistoryTextTests {
+  private func status(calls: String) throws -> StatusReport {
+    let json = """
+      {"calls": \(calls), "missed": [], "boards": [],
+       "do_not_disturb": {"mode": "off", "active": false, "silent": false}}
+      """
+    return try JSONDecoder().decode(StatusReport.self, from: Data(json.utf8))
+  }
+
+  /// A call without a caller and not yet on a board printed "  c1  : 29 s left on " (empty name, number and
+  /// board list); the parts that are missing are now said, not left as gaps.
+  @Test func aWithheldCallWaitingForABoardLeavesNoDanglingParts() throws {
+    let report = try status(
+      calls: """
+        [{"id": "c1", "level": "active", "remaining_ms": 29500, "boards": [], "playing_on": [], "silent": false}]
+        """)
+    let lines = StatusText.lines(of: report)
+    #expect(lines.contains("  c1 (withheld): 29 s left, waiting for a board"), "\(lines)")
+  }
+
+  @Test func aNamedCallOnBoardsNamesCallerAndBoards() throws {
+    let report = try status(
+      calls: """
+        [{"id": "c2", "name": "Alice", "caller": "+441632960961", "level": "active", "remaining_ms": 12000,
+          "boards": ["desk", "bed"], "playing_on": ["desk", "bed"], "silent": false}]
+        """)
+    #expect(StatusText.lines(of: report).contains("  c2 Alice +441632960961: 12 s left on desk, bed"))
+  }
+
+  /// "answered (answered)": the reason repeated the outcome. It is shown only when it says more.
+  @Test func historyShowsTheReasonOnlyWhenItSaysMoreThanTheOutcome() {
+    let dates = DateFormatter()
+    dates.dateFormat = "yyyy-MM-dd HH:mm:ss"
+    dates.timeZone = TimeZone(identifier: "UTC")
+    let received = Date(timeIntervalSince1970: 1_800_000_000)
+    var call = CallRecord(
+      id: "c1", callerNumber: "+441632960961", receivedAt: received, outcome: .answered, reason: "answered")
+    let answered = HistoryPrinter.line(call, dates: dates)
+    #expect(!answered.contains("(answered)"), "\(answered)")
+    #expect(answered.hasSuffix("c1  +441632960961  answered"), "\(answered)")
+    call.outcome = .missed
+    call.reason = "cap"
+    call.missed = true
+    #expect(HistoryPrinter.line(call, dates: dates).hasSuffix("missed (cap), missed"))
+  }
+}
