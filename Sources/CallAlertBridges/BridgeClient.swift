@@ -39,7 +39,7 @@ public actor BridgeClient<C: Clock> where C.Duration == Duration {
   public init(
     source: BridgeSource, region: String, clock: C,
     connector: @escaping Connector = { host, port in try await TCPConnector.connect(host: host, port: port) },
-    readSecret: @escaping SecretReader = { path in try SecretFile.read(path) },
+    readSecret: @escaping SecretReader = { path in try SecretFile.read(path, holding: "the AMI secret") },
     deliver: @escaping @Sendable (EngineInput) async -> Void, report: @escaping @Sendable (BridgeReport) -> Void
   ) {
     self.source = source

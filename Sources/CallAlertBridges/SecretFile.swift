@@ -1,13 +1,14 @@
 import Foundation
 
-/// Reads an AMI secret from its file, refusing a file others may read: the manager secret opens the whole
-/// phone system.
+/// Reads a secret from its file (an AMI secret, a broker's or a SIP account's password, the HTTP API's bearer
+/// token), refusing a file others may read: each opens a phone system, a broker or the daemon itself.
 public enum SecretFile {
   /// The secret (the file's first line, without its line end).
   ///
+  /// - Parameter what: what the file holds, for the message about an empty one ("the AMI secret").
   /// - Throws: ``BridgeConnectError`` naming the file: missing, unreadable, empty, or with permissions beyond
   ///   its owner's (anything but 0600 or 0400).
-  public static func read(_ path: String) throws(BridgeConnectError) -> String {
+  public static func read(_ path: String, holding what: String = "the secret") throws(BridgeConnectError) -> String {
     var info = stat()
     guard stat(path, &info) == 0 else {
       throw BridgeConnectError("secret file \(path): \(String(cString: strerror(errno)))")
@@ -24,7 +25,7 @@ public enum SecretFile {
     }
     let secret = String(text.prefix { $0 != "\n" && $0 != "\r" })
     guard !secret.isEmpty else {
-      throw BridgeConnectError("secret file \(path) is empty; put the AMI secret on its first line")
+      throw BridgeConnectError("secret file \(path) is empty; put \(what) on its first line")
     }
     return secret
   }

@@ -74,7 +74,7 @@ public actor MQTTBridge {
     let connection: MQTTConnection
     do {
       var password: String?
-      if let file = settings.passwordFile { password = try SecretFile.read(file) }
+      if let file = settings.passwordFile { password = try SecretFile.read(file, holding: "the MQTT password") }
       connection = try MQTTConnection(
         .init(
           host: settings.host, port: settings.port, tls: settings.tls, caFile: settings.caFile,

@@ -15,15 +15,14 @@ extension DaemonAddOn {
       name: "http",
       check: { (configuration) throws(DaemonStartError) in
         guard let settings = configuration.http else { return }
-        _ = try secret(settings.tokenFile, "http.token_file")
-        _ = try secret(settings.twilioAuthTokenFile, "http.twilio_auth_token_file")
+        _ = try bearerToken(settings)
+        _ = try twilioAuthToken(settings)
       }
     ) { (context) throws(DaemonStartError) in
       guard let settings = context.configuration.http else { return [] }
       let api = HTTPAPIConfiguration(
         host: settings.listen.host, port: settings.listen.port,
-        token: try secret(settings.tokenFile, "http.token_file"),
-        twilioAuthToken: try secret(settings.twilioAuthTokenFile, "http.twilio_auth_token_file"),
+        token: try bearerToken(settings), twilioAuthToken: try twilioAuthToken(settings),
         publicURL: settings.publicURL)
       let published = await context.subscribe()
       let events = AsyncStream<HTTPEvent>(bufferingPolicy: .bufferingNewest(1_024)) { continuation in
@@ -51,13 +50,25 @@ extension DaemonAddOn {
     }
   }
 
-  /// A secret file's first line; a file others may read is refused, naming the config's field.
-  private static func secret(_ path: String?, _ field: String) throws(DaemonStartError) -> String? {
+  private static func bearerToken(_ settings: HTTPSettings) throws(DaemonStartError) -> String? {
+    try secret(settings.tokenFile, "http.token_file", at: settings.places["token_file"], holding: "the bearer token")
+  }
+
+  private static func twilioAuthToken(_ settings: HTTPSettings) throws(DaemonStartError) -> String? {
+    try secret(
+      settings.twilioAuthTokenFile, "http.twilio_auth_token_file", at: settings.places["twilio_auth_token_file"],
+      holding: "the Twilio auth token")
+  }
+
+  /// A secret file's first line; a file others may read is refused, naming the config's place and field.
+  private static func secret(
+    _ path: String?, _ field: String, at place: String?, holding what: String
+  ) throws(DaemonStartError) -> String? {
     guard let path else { return nil }
     do {
-      return try SecretFile.read(path)
+      return try SecretFile.read(path, holding: what)
     } catch {
-      throw DaemonStartError(description: "\(field): \(error)")
+      throw DaemonStartError(description: "\(place.map { "\($0): " } ?? "")\(field): \(error)")
     }
   }
 }

@@ -22,6 +22,9 @@ extension ConfigParser {
       return nil
     }
     var settings = HTTPSettings(listen: listen)
+    for key in ["token_file", "twilio_auth_token_file"] {
+      if let value = fields.value(key) { settings.places[key] = location(of: value).0 }
+    }
     settings.tokenFile = fields.value("token_file").flatMap { path($0, "http.token_file") }
     settings.twilioAuthTokenFile = fields.value("twilio_auth_token_file").flatMap {
       path($0, "http.twilio_auth_token_file")

@@ -41,7 +41,7 @@ extension ConfigParser {
     if let node = fields.value("password_file") {
       if let file = path(node, "mqtt.password_file") {
         do {
-          _ = try SecretFile.read(file)
+          _ = try SecretFile.read(file, holding: "the password")
           settings.passwordFile = file
         } catch {
           self.error(node, "mqtt.password_file", error.description.replacingOccurrences(of: "secret", with: "password"))

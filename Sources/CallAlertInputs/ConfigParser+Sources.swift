@@ -89,7 +89,7 @@ extension ConfigParser {
         secretFile = self.path(node, "\(path).secret_file")
         if let file = secretFile {
           do {
-            _ = try SecretFile.read(file)
+            _ = try SecretFile.read(file, holding: "the AMI secret")
           } catch {
             self.error(node, "\(path).secret_file", error.description)
             valid = false

@@ -84,7 +84,7 @@ public final class SIPRingExtension<C: Clock>: Sendable where C.Duration == Dura
       var registrar = account.registrarURI
       if let file = account.passwordFile {
         do {
-          password = try SecretFile.read(file)
+          password = try SecretFile.read(file, holding: "the SIP password")
         } catch {
           // Without its password the account cannot register; it still answers INVITEs sent to it.
           registrar = nil

@@ -103,6 +103,15 @@ struct HTTPEndToEndTests {
       _ = try await Daemon.makeServiceGroup(options: options, logger: Logger(label: "http-test"), eventSink: { _ in })
     }
     #expect(error?.description.contains("http.token_file") == true && error?.description.contains("chmod 600") == true)
+    // The place in the config, as the config's own errors name it (it had none).
+    #expect(error?.description.hasPrefix("\(config):") == true, "\(String(describing: error))")
+    // An empty token file says what belongs in it (it asked for "the AMI secret").
+    try HTTPDaemonRig.writeSecret("", at: directory.appendingPathComponent("token").path, mode: 0o600)
+    let empty = await #expect(throws: DaemonStartError.self) {
+      _ = try await Daemon.makeServiceGroup(options: options, logger: Logger(label: "http-test"), eventSink: { _ in })
+    }
+    #expect(
+      empty?.description.contains("put the bearer token on its first line") == true, "\(String(describing: empty))")
     // Without the add-on, an http: section is refused rather than silently not served.
     let bare = await #expect(throws: DaemonStartError.self) {
       _ = try await Daemon.makeServiceGroup(

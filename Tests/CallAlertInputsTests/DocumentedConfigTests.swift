@@ -1,3 +1,4 @@
+import CallAlertBridges
 import CallAlertEngine
 import CallAlertInputs
 import CallAlertProtocol
@@ -10,7 +11,7 @@ import Testing
   @Test func theFullExampleParsesToTheDocumentedConfiguration() throws {
     let markdown = try documentText("CONFIG.md")
     let example = try #require(codeBlocks(markdown, language: "yaml").first { $0.heading == "The full example" })
-    let config = try parseConfig(example.text)
+    let (config, folder) = try parseBesideItsSecrets(example.text)
 
     let berlin = try #require(TimeZone(identifier: "Europe/Berlin"))
     let expectedEngine = EngineConfiguration(
@@ -36,7 +37,7 @@ import Testing
       defaultRegion: "DE",
       missedIndicator: IndicatorSetting(led: 0, mode: .blink, onMs: 150, offMs: 1_850))
     #expect(config.engine == expectedEngine)
-    #expect(config.patternsFile == "/etc/callalert/patterns.yaml")
+    #expect(config.patternsFile == "\(folder)/patterns.yaml")
     #expect(config.socketPath == "/run/user/1000/callalert.sock")
     #expect(config.socketMode == 0o660)
     #expect(config.historyPath == "/home/alice/.local/state/callalert/history.sqlite")
@@ -49,6 +50,36 @@ import Testing
           pattern: "data.tone"),
         PushRule(match: [PushRule.Match(path: "event", equals: "cancel")], kind: .hangup, id: "data.call.id"),
       ])
+    // The sections a source or a listener needs: they were missing from "every section with every key".
+    let http = try #require(config.http)
+    #expect(http.listen.description == "127.0.0.1:8080")
+    #expect(http.tokenFile == "\(folder)/http.token")
+    #expect(http.twilioAuthTokenFile == "\(folder)/twilio.token")
+    #expect(http.publicURL == "https://example.org/callalert")
+    #expect(config.sources.map(\.name) == ["fritzbox", "pbx"])
+    #expect(config.sources.map(\.port) == [1012, 5038])
+    #expect(config.sources[1].secretFile == "\(folder)/ami.secret")
+    #expect(config.sources[1].endpoints == ["PJSIP/201"])
+    let mqtt = try #require(config.mqtt)
+    #expect(mqtt.host == "broker.home.arpa" && mqtt.tls && mqtt.port == 8883)
+    #expect(mqtt.passwordFile == "\(folder)/mqtt.secret")
+    #expect(mqtt.nodeID == "upstairs")
+    #expect(config.sipAccounts.map(\.name) == ["office"])
+    #expect(config.sipAccounts.first?.passwordFile == "\(folder)/sip.secret")
+  }
+
+  /// The sections table has a row for every top-level key of the full example.
+  @Test func theSectionsTableNamesEveryTopLevelKeyOfTheFullExample() throws {
+    let markdown = try documentText("CONFIG.md")
+    let example = try #require(codeBlocks(markdown, language: "yaml").first { $0.heading == "The full example" })
+    let keys = example.text.split(separator: "\n").compactMap { line -> String? in
+      guard let first = line.first, first != " ", first != "#", let colon = line.firstIndex(of: ":") else { return nil }
+      return String(line[..<colon])
+    }
+    let rows = markdown.split(separator: "\n").filter { $0.hasPrefix("| `") }.map { String($0) }
+    for key in keys {
+      #expect(rows.contains { $0.hasPrefix("| `\(key)`") || $0.hasPrefix("| `\(key).") }, "no row for \(key)")
+    }
   }
 
   /// Each section, removed from the full example, falls back to exactly its default: the example and the
@@ -64,7 +95,7 @@ import Testing
       if let first = line.first, first != " ", first != "#" { skipping = line.hasPrefix("\(section):") }
       if !skipping { kept.append(line) }
     }
-    let config = try parseConfig(kept.joined(separator: "\n"))
+    let (config, _) = try parseBesideItsSecrets(kept.joined(separator: "\n"))
     switch section {
     case "cap": #expect(config.engine.capMs == 30_000)
     case "tombstone": #expect(config.engine.tombstoneMs == 300_000)

@@ -22,6 +22,6 @@ import Testing
   @Test func theDocumentedExampleKeepsThirtyDays() throws {
     let example = try #require(
       codeBlocks(try documentText("CONFIG.md"), language: "yaml").first { $0.heading == "The full example" })
-    #expect(try parseConfig(example.text).historyKeepDays == 30)
+    #expect(try parseBesideItsSecrets(example.text).0.historyKeepDays == 30)
   }
 }

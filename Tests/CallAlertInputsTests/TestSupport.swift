@@ -27,3 +27,20 @@ func configErrors(_ text: String, sourceLocation: SourceLocation = #_sourceLocat
 
 /// The defaults in ``testEnvironment``.
 let testDefaults = DaemonConfiguration.defaults(environment: testEnvironment, userID: 1000)
+
+/// Parses `text` as a config file in a folder of its own that holds the secret files it names (the AMI
+/// secret is read at load), as a user who pasted the example beside their secrets would.
+func parseBesideItsSecrets(_ text: String) throws -> (DaemonConfiguration, String) {
+  let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+    "callalert-config-\(UUID().uuidString.prefix(8))"
+  ).path
+  try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+  for secret in ["http.token", "twilio.token", "ami.secret", "mqtt.secret", "sip.secret"] {
+    let path = "\(folder)/\(secret)"
+    FileManager.default.createFile(atPath: path, contents: Data("s3cret-\(secret)\n".utf8))
+    try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+  }
+  let config = try ConfigurationFile.parse(
+    text: text, file: "\(folder)/config.yaml", environment: testEnvironment, userID: 1000)
+  return (config, folder)
+}
