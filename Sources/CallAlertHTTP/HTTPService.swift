@@ -68,8 +68,9 @@ public struct HTTPService: Service {
           Task { await feed.finish() }
         }
       } catch {
-        logger.error("http: cannot serve on \(host):\(configuration.port): \(error)")
-        throw error
+        let failure = HTTPListenError(host: host, port: configuration.port, error: error)
+        logger.error("\(failure)")
+        throw failure
       }
       await feed.finish()
     }

@@ -1,10 +1,12 @@
 import AsyncHTTPClient
 import CallAlertDaemon
 import CallAlertHTTPDaemon
+import CallAlertInputs
 import CallAlertTestSupport
 import Foundation
 import Logging
 import NIOHTTP1
+import ServiceLifecycle
 import Testing
 
 /// The HTTP API over real HTTP on loopback, in the daemon, with a virtual board: what a provider's webhook
@@ -120,6 +122,33 @@ struct HTTPEndToEndTests {
     }
     #expect(bare?.description.contains("without the HTTP API") == true)
     await board.stop()
+  }
+
+  /// `--http` on a port another program holds: the error names the address and what to do, in words, and
+  /// the daemon stops with it (it said "bind(descriptor:ptr:bytes:): Address already in use) (errno: 98)").
+  @Test func aPortInUseIsNamedWithWhatToDo() async throws {
+    let first = try await HTTPDaemonRig.start()
+    let board = try PseudoTerminalBoard()
+    let directory = try HTTPDaemonRig.makeDirectory()
+    let config = try HTTPDaemonRig.writeConfig(in: directory, board: board.slavePath, extraHTTP: "")
+    var options = DaemonOptions(configPath: config, readStandardInput: false)
+    options.http = HTTPListenAddress(host: "127.0.0.1", port: first.port)
+    options.addOns = [.http()]
+    let group = try await Daemon.makeServiceGroup(
+      options: options, logger: Logger(label: "http-test"), eventSink: { _ in })
+    let outcome = await finishing(within: 20) { () -> String in
+      do {
+        try await group.run()
+        return "ran to its end"
+      } catch {
+        return "\(error)"
+      }
+    }
+    #expect(outcome?.hasPrefix("http: cannot listen on 127.0.0.1:\(first.port): another program listens there") == true)
+    #expect(outcome?.contains("--http ADDR:PORT") == true, "\(String(describing: outcome))")
+    #expect(outcome?.contains("descriptor:ptr") == false)
+    await board.stop()
+    try await first.stop()
   }
 
   @Test func eventsAreReadLiveAndResumedAfterAReconnect() async throws {
