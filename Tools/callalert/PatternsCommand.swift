@@ -8,8 +8,10 @@ extension CallAlertCommand {
   /// `callalert patterns …`: check, list, pull and draw ring patterns.
   struct Patterns: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-      abstract: "Check, list, pull and draw ring and vibration patterns (see docs/PATTERNS.md).",
-      subcommands: [Check.self, List.self, Pull.self, Render.self])
+      abstract: "Check, compile, list, pull and draw ring and vibration patterns (see docs/PATTERNS.md).",
+      subcommands: [
+        Check.self, Compile.self, Decompile.self, List.self, Builtins.self, Pull.self, Render.self,
+      ])
 
     struct Check: AsyncParsableCommand {
       static let configuration = CommandConfiguration(
@@ -29,6 +31,69 @@ extension CallAlertCommand {
         if let built = try? PatternFile.build(text: text, file: file, against: capabilities) {
           print(built.file.listing)
           print("ok: \(built.bytes.count) bytes, crc \(hex32(built.crc))")
+        }
+      }
+    }
+
+    struct Compile: AsyncParsableCommand {
+      static let configuration = CommandConfiguration(
+        abstract: "Compile a pattern file to the table's bytes (what `flash` installs), without a board.")
+      @Argument(help: "The pattern file.") var file: String
+      @Option(name: .shortAndLong, help: ArgumentHelp("Write the table here.", valueName: "table")) var output: String
+
+      func run() async throws {
+        let text = try readText(file)
+        let built: PatternBuild
+        do {
+          built = try PatternFile.build(text: text, file: file, against: .referenceBoard)
+        } catch {
+          throw CommandFailure("\(error)")
+        }
+        for warning in built.warnings { FileHandle.standardError.write(Data("\(warning)\n".utf8)) }
+        do {
+          try Data(built.bytes).write(to: URL(fileURLWithPath: output))
+        } catch {
+          throw CommandFailure("\(output): cannot write it: \(error.localizedDescription)")
+        }
+        print(
+          "wrote \(output): \(built.file.patterns.count) patterns, \(built.bytes.count) bytes, crc \(hex32(built.crc))")
+      }
+    }
+
+    struct Decompile: AsyncParsableCommand {
+      static let configuration = CommandConfiguration(
+        abstract: "Turn a compiled table back into a pattern file (compiling it again gives the same bytes).")
+      @Argument(help: "The table (from `patterns compile`).") var table: String
+      @Option(name: .shortAndLong, help: ArgumentHelp("Write here instead of standard output.", valueName: "file"))
+      var output: String?
+
+      func run() async throws {
+        guard let data = FileManager.default.contents(atPath: table) else {
+          throw CommandFailure("\(table): cannot read it")
+        }
+        let yaml: String
+        do {
+          yaml = try PatternFile.decompile(bytes: Array(data))
+        } catch {
+          throw CommandFailure("\(table): not a CallAlert pattern table: \(error)")
+        }
+        if let output {
+          try yaml.write(toFile: output, atomically: true, encoding: .utf8)
+          print("wrote \(output)")
+        } else {
+          print(yaml, terminator: "")
+        }
+      }
+    }
+
+    struct Builtins: AsyncParsableCommand {
+      static let configuration = CommandConfiguration(
+        abstract: "List the built-in patterns: the national ring cadences and the vibrations.")
+
+      func run() async throws {
+        // The summary's slot is only its place in the built-in file; a name is how a built-in is asked for.
+        for definition in BuiltInPatterns.all {
+          print(definition.summary.replacing(#/^slot \d+  /#, with: ""))
         }
       }
     }
@@ -94,7 +159,13 @@ extension CallAlertCommand {
       @Argument(help: "A built-in pattern's name, or a pattern file.") var source: String
       @Option(help: "With a file: the pattern to draw (default: the first).") var pattern: String?
       @Option(help: ArgumentHelp("Write an SVG drawing here.", valueName: "file")) var svg: String?
-      @Option(help: "Terminal columns.") var columns: Int = 72
+      @Option(help: "Terminal columns (20-1000).") var columns: Int = 72
+
+      func validate() throws {
+        guard (20...1_000).contains(columns) else {
+          throw ValidationError("--columns \(columns) is out of range; use 20 to 1000 (default 72)")
+        }
+      }
 
       func run() async throws {
         let definition: PatternDefinition
