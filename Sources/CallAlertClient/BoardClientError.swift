@@ -23,8 +23,7 @@ public enum BoardClientError: Error, Equatable, Sendable, CustomStringConvertibl
   public var description: String {
     switch self {
     case .timeout(let command): "\(command.name) got no answer from the board after every retry"
-    case .nak(let command, let nak):
-      "the board refused \(command.name): \(nak.code.map { "\($0)" } ?? "code \(nak.rawCode)") (detail \(nak.detail))"
+    case .nak(let command, let nak): "the board refused \(command.name): \(Self.reason(nak))"
     case .disconnected(let reason): "the board is disconnected: \(reason)"
     case .versionMismatch(let boardMin, let boardMax, let hostMin, let hostMax):
       "protocol version mismatch: the board speaks \(boardMin)-\(boardMax), this host \(hostMin)-\(hostMax); update the firmware or the host"
@@ -37,6 +36,38 @@ public enum BoardClientError: Error, Equatable, Sendable, CustomStringConvertibl
 }
 
 extension BoardClientError {
+  /// What a NAK says, in words, with its detail read as its code defines it (PROTOCOL.md §14.1): it read
+  /// "badSlot (detail 9)", a Swift case name and a number the reader had to look up.
+  static func reason(_ nak: Nak) -> String {
+    let detail = nak.detail
+    guard let code = nak.code else {
+      return "code 0x\(String(nak.rawCode, radix: 16)) (detail \(detail)), which this host does not know; update it"
+    }
+    switch code {
+    case .unknownType: return "it does not know command type 0x\(String(detail, radix: 16)); update the firmware"
+    case .badPayload: return "the command's payload is malformed at byte \(detail)"
+    case .unsupportedVersion:
+      let versions = nak.supportedVersions.map { "\($0.min)-\($0.max)" } ?? "?"
+      return "it speaks protocol versions \(versions) only; update the firmware or this host"
+    case .noSession: return "no session is open (it restarted, or HELLO was not sent)"
+    case .staleNonce: return "the session is from before it restarted"
+    case .sequenceGap: return "a frame was lost on the line (it expected sequence \(detail))"
+    case .badSlot:
+      return "slot \(detail) holds no pattern (`callalert patterns list --port PORT` shows its table; "
+        + "`callalert flash FILE` installs one)"
+    case .badPattern: return "the pattern breaks one of its rules or capabilities at payload byte \(detail)"
+    case .badToken: return "token 0 is reserved; use 1 or more"
+    case .badArgument: return "the field at payload byte \(detail) is out of range"
+    case .noTransfer: return "no table transfer is under way"
+    case .tooLarge: return "the table is larger than its \(detail) bytes of storage"
+    case .badOffset: return "it expected the transfer to go on at byte \(detail)"
+    case .incomplete: return "the bytes from \(detail) on have not arrived"
+    case .crcMismatch: return "the table's CRC-32C does not match (it computed 0x\(String(detail, radix: 16)))"
+    case .badTable: return "the table is invalid at byte \(detail)"
+    case .flashError: return "writing its flash failed at address 0x\(String(detail, radix: 16))"
+    }
+  }
+
   /// The link gave up on the frame of type `raw`: every frame the host's link sends is a command, so the
   /// type is known; an unknown one (which the link cannot produce) is reported as a disconnect.
   static func timeout(raw: UInt8) -> BoardClientError {

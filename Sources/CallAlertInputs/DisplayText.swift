@@ -8,8 +8,9 @@ public enum DisplayText {
   /// How many characters of a value an error message quotes.
   public static let excerptLimit = 60
 
-  /// `text` with every control character escaped: `\n`, `\r`, `\t`, and `\u{1B}` for the others (C0, DEL,
-  /// C1, and the bidirectional overrides and isolates that reorder what a terminal shows). Everything else,
+  /// `text` with every control character escaped: `\n`, `\r`, `\t`, and `\u001B` for the others (C0, DEL,
+  /// C1, and the bidirectional overrides and isolates that reorder what a terminal shows), as JSON writes
+  /// them, since most values arrive in JSON (Swift's own `\u{1B}` read as code to a user). Everything else,
   /// including a backslash, is kept as is.
   public static func safe(_ text: String) -> String {
     guard text.unicodeScalars.contains(where: needsEscape) else { return text }
@@ -19,7 +20,9 @@ public enum DisplayText {
       case "\n": result += "\\n"
       case "\r": result += "\\r"
       case "\t": result += "\\t"
-      case _ where needsEscape(scalar): result += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+      case _ where needsEscape(scalar):
+        let digits = String(scalar.value, radix: 16, uppercase: true)
+        result += "\\u" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
       default: result.unicodeScalars.append(scalar)
       }
     }

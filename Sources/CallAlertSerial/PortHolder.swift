@@ -136,7 +136,8 @@ public struct PortHolder: Hashable, Sendable, CustomStringConvertible {
     var result = ""
     for scalar in text.unicodeScalars.prefix(60) {
       if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
-        result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+        let digits = String(scalar.value, radix: 16, uppercase: true)
+        result += "\\u" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
       } else {
         result.unicodeScalars.append(scalar)
       }

@@ -34,7 +34,7 @@ import Testing
     #expect(
       throws: InputError(
         location: "socket:3:21", field: "id",
-        message: "\"a\\u{0}b\" holds the control character U+0000 at character 2; an id must be printable text")
+        message: "\"a\\u0000b\" holds the control character U+0000 at character 2; an id must be printable text")
     ) { try Self.parse(Array(#"{"type":"call","id":"a\u0000b"}"#.utf8)) }
   }
 
@@ -100,7 +100,7 @@ import Testing
       Issue.record("parsed")
     } catch {
       #expect(!error.description.contains("\u{1B}"))
-      #expect(error.description.contains("\\u{1B}[2J"))
+      #expect(error.description.contains("\\u001B[2J"))
     }
   }
 }

@@ -146,7 +146,7 @@ import Testing
       Issue.record("not ignored")
       return
     }
-    #expect(!reason.contains("\u{1B}") && reason.contains("\\u{1B}[2J"))
+    #expect(!reason.contains("\u{1B}") && reason.contains("\\u001B[2J"))
     #expect(reason.utf8.count < 200)
   }
 }

@@ -8,10 +8,10 @@ import Testing
 @Suite struct SafeDisplayTests {
   @Test(arguments: [
     ("Alice", "Alice"),
-    ("A\u{1B}[2JB", "A\\u{1B}[2JB"),
+    ("A\u{1B}[2JB", "A\\u001B[2JB"),
     ("line\nbreak\ttab\r", "line\\nbreak\\ttab\\r"),
-    ("bell\u{07}del\u{7F}c1\u{9B}", "bell\\u{7}del\\u{7F}c1\\u{9B}"),
-    ("evil\u{202E}txt", "evil\\u{202E}txt"),
+    ("bell\u{07}del\u{7F}c1\u{9B}", "bell\\u0007del\\u007Fc1\\u009B"),
+    ("evil\u{202E}txt", "evil\\u202Etxt"),
     ("Zoë 📞 C:\\", "Zoë 📞 C:\\"),
   ])
   func controlCharactersAreEscaped(raw: String, shown: String) {
@@ -41,7 +41,7 @@ import Testing
     }
     #expect(
       lines[0]
-        == #"00:00:00 ringing c\u{1B}]0;pwned\u{7} Eve\u{1B}[2J (+1\u{1B}[31m) on desk: pattern x\u{1B}[5m, 30 s"#)
+        == #"00:00:00 ringing c\u001B]0;pwned\u0007 Eve\u001B[2J (+1\u001B[31m) on desk: pattern x\u001B[5m, 30 s"#)
   }
 
   @Test func errorsQuoteAShortExcerptOfAHugeValue() throws {

@@ -39,7 +39,7 @@ import Testing
   }
 
   @Test func aHoldersNameCannotDriveTheTerminal() {
-    #expect(PortHolder.printable("evil\u{1B}]0;owned\u{07}") == "evil\\u{1B}]0;owned\\u{7}")
+    #expect(PortHolder.printable("evil\u{1B}]0;owned\u{07}") == "evil\\u001B]0;owned\\u0007")
     #expect(PortHolder(pid: 4242, command: "callalert run").description == "callalert run (PID 4242)")
     #expect(PortHolder(pid: 4242, command: nil).description == "PID 4242")
   }
