@@ -40,6 +40,27 @@ import Testing
     }
   }
 
+  /// A negative number was read as an option ("Missing value for '--ms <ms>'"), and `--columns 0` or `100000`
+  /// were taken; each number is read with its range now, and the message says it.
+  @Test func numbersOutsideTheirRangeAreRefusedWithTheRange() {
+    func message<C: ParsableCommand>(_ command: C.Type, _ arguments: [String]) -> String {
+      do {
+        _ = try command.parse(arguments)
+        return "parsed"
+      } catch {
+        return command.message(for: error)
+      }
+    }
+    let play = message(CallAlertCommand.Board.Play.self, ["--tone", "440", "--ms", "-5"])
+    #expect(play.contains("'-5'") && play.contains("--ms") && play.contains("from 1 to 65535"), "\(play)")
+    #expect(message(CallAlertCommand.Board.Play.self, ["--slot", "64"]).contains("from 0 to 63"))
+    #expect(message(CallAlertCommand.Board.Play.self, ["--slot", "1", "--cap", "30001"]).contains("from 1 to 30000"))
+    #expect(message(CallAlertCommand.Patterns.Render.self, ["US", "--columns", "0"]).contains("from 20 to 1000"))
+    #expect(message(CallAlertCommand.Patterns.Render.self, ["US", "--columns", "100000"]).contains("from 20 to 1000"))
+    #expect(message(CallAlertCommand.History.self, ["--limit", "-1"]).contains("from 1 to 1000"))
+    #expect(message(CallAlertCommand.Patterns.Render.self, ["US", "--columns", "40"]) == "parsed")
+  }
+
   @Test func doNotDisturbAndSilentTakeTheirWordsOnly() throws {
     #expect(try CallAlertCommand.Notify.DoNotDisturb.parse(["scheduled"]).mode == .scheduled)
     #expect(try CallAlertCommand.Notify.Silent.parse(["on"]).state == .on)

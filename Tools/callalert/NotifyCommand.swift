@@ -184,13 +184,13 @@ extension CallAlertCommand {
     @Option(help: ArgumentHelp("The daemon's control socket (asked first).", valueName: "path")) var socket: String?
     @Option(help: ArgumentHelp("The history database.", valueName: "file")) var database: String?
     @Flag(help: "Only missed calls.") var missed = false
-    @Option(help: "How many calls.") var limit: Int = 20
+    @Option(parsing: .unconditional, help: "How many calls (1-1000).", transform: wholeNumber(in: 1...1_000))
+    var limit: Int = 20
     @Flag(help: "Print JSON (dates in ISO 8601, as the control socket writes them).") var json = false
     @Flag(help: "The history of `run --simulate` (history-simulate.sqlite beside the configured one).")
     var simulate = false
 
     func validate() throws {
-      guard (1...1_000).contains(limit) else { throw ValidationError("--limit must be 1 to 1000") }
       if database != nil && simulate { throw ValidationError("give --database or --simulate, not both") }
       if database != nil && socket != nil {
         throw ValidationError("give --database (read the file) or --socket (ask the daemon), not both")

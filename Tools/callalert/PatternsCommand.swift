@@ -159,13 +159,8 @@ extension CallAlertCommand {
       @Argument(help: "A built-in pattern's name, or a pattern file.") var source: String
       @Option(help: "With a file: the pattern to draw (default: the first).") var pattern: String?
       @Option(help: ArgumentHelp("Write an SVG drawing here.", valueName: "file")) var svg: String?
-      @Option(help: "Terminal columns (20-1000).") var columns: Int = 72
-
-      func validate() throws {
-        guard (20...1_000).contains(columns) else {
-          throw ValidationError("--columns \(columns) is out of range; use 20 to 1000 (default 72)")
-        }
-      }
+      @Option(parsing: .unconditional, help: "Terminal columns (20-1000).", transform: wholeNumber(in: 20...1_000))
+      var columns: Int = 72
 
       func run() async throws {
         let definition: PatternDefinition

@@ -69,7 +69,10 @@ extension CallAlertCommand.Board {
   struct Stop: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Stop one alert by token, or everything.")
     @OptionGroup var port: PortOptions
-    @Option(help: "The alert's token; everything when absent.") var token: UInt32?
+    @Option(
+      parsing: .unconditional, help: "The alert's token; everything when absent.",
+      transform: wholeNumber(in: 0...UInt32.max))
+    var token: UInt32?
     @Flag(help: "Print JSON.") var json = false
 
     func run() async throws {
@@ -103,21 +106,33 @@ extension CallAlertCommand.Board {
       discussion: "The board stops by itself at the cap, or when this command dies (its lease lapses)."
     )
     @OptionGroup var port: PortOptions
-    @Option(help: "A slot of the board's pattern table.") var slot: UInt8?
-    @Option(help: "A tone in Hz instead of a slot.") var tone: UInt16?
-    @Option(help: "The tone's length in ms.") var ms: UInt16 = 1_000
-    @Option(help: "Buzzer volume 0-255 for --tone.") var volume: UInt8 = 200
-    @Option(help: "Motor intensity 0-255 for --tone.") var motor: UInt8 = 0
-    @Option(help: "The cap in ms (at most 30000).") var cap: UInt16 = absoluteCapMs
-    @Option(help: "The alert's token (default: random).") var token: UInt32?
+    @Option(
+      parsing: .unconditional, help: "A slot of the board's pattern table (0-63).",
+      transform: wholeNumber(in: 0...63))
+    var slot: UInt8?
+    @Option(
+      parsing: .unconditional, help: "A tone in Hz instead of a slot.", transform: wholeNumber(in: 1...20_000))
+    var tone: UInt16?
+    @Option(
+      parsing: .unconditional, help: "The tone's length in ms.", transform: wholeNumber(in: 1...UInt16.max))
+    var ms: UInt16 = 1_000
+    @Option(parsing: .unconditional, help: "Buzzer volume 0-255 for --tone.", transform: wholeNumber(in: 0...255))
+    var volume: UInt8 = 200
+    @Option(parsing: .unconditional, help: "Motor intensity 0-255 for --tone.", transform: wholeNumber(in: 0...255))
+    var motor: UInt8 = 0
+    @Option(
+      parsing: .unconditional, help: "The cap in ms (at most 30000).", transform: wholeNumber(in: 1...absoluteCapMs))
+    var cap: UInt16 = absoluteCapMs
+    @Option(
+      parsing: .unconditional, help: "The alert's token (default: random).",
+      transform: wholeNumber(in: 0...UInt32.max))
+    var token: UInt32?
     @Flag(help: "Keep the buzzer silent (vibrate only).") var muteBuzzer = false
     @Flag(help: "Keep the motor still.") var muteMotor = false
     @Flag(help: "Print JSON.") var json = false
 
     func validate() throws {
       guard (slot == nil) != (tone == nil) else { throw ValidationError("give exactly one of --slot N or --tone HZ") }
-      guard cap >= 1 && cap <= absoluteCapMs else { throw ValidationError("--cap must be 1 to 30000 ms, got \(cap)") }
-      guard ms >= 1 else { throw ValidationError("--ms must be at least 1") }
       if token == 0 { throw ValidationError("--token 0 is reserved; use 1 or more") }
     }
 

@@ -27,3 +27,16 @@ enum Switch: String, CaseIterable, ExpressibleByArgument {
   /// Whether it is on.
   var isOn: Bool { self == .on }
 }
+
+/// Reads a whole-number option within `range`, saying the range when the value is not one (ArgumentParser
+/// names the option and the value: "The value '-5' is invalid for '--ms <ms>': use a whole number from 1 to
+/// 65535"). Numeric options take it with `parsing: .unconditional`,
+/// so a negative number reaches it: ArgumentParser read `-5` as an option and said "Missing value for '--ms'".
+func wholeNumber<T: FixedWidthInteger & Sendable>(in range: ClosedRange<T>) -> @Sendable (String) throws -> T {
+  { text in
+    guard let value = T(text), range.contains(value) else {
+      throw ValidationError("use a whole number from \(range.lowerBound) to \(range.upperBound)")
+    }
+    return value
+  }
+}
