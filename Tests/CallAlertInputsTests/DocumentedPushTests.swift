@@ -10,8 +10,7 @@ import Testing
   static let expected: [PushNotification] = [
     .call(
       IncomingCall(
-        id: "7F3A", callerNumber: "+4930123456", callerName: "Alice", sentAt: date("2025-11-21T22:00:00Z"),
-        level: .timeSensitive)),
+        id: "7F3A", callerNumber: "+4930123456", callerName: "Alice", level: .timeSensitive)),
     .hangup(callID: "7F3A"),
     .call(IncomingCall(id: "8B1C", callerNumber: "+4930123456")),
     .call(
@@ -49,6 +48,52 @@ import Testing
         json: Array(example.text.utf8), rules: rules, receivedAt: date("2027-01-01T00:00:00Z"))
       #expect(result == expected, "\(example.text)")
     }
+  }
+
+  /// Each JSON example with the words written under it, up to the next block.
+  static func examplesWithTheirText(_ markdown: String) -> [(json: String, text: String)] {
+    var found: [(String, String)] = []
+    let pieces = markdown.components(separatedBy: "```json\n").dropFirst()
+    for piece in pieces {
+      let parts = piece.components(separatedBy: "```")
+      guard parts.count >= 2 else { continue }
+      found.append((parts[0], parts[1]))
+    }
+    return found
+  }
+
+  /// Pasted now (`callalert notify push`), every call example rings, unless the text under it says it is
+  /// recorded as missed: the first example's fixed `sentAt` was years past its cap, so it never rang.
+  @Test func everyCallExampleRingsWhenPastedNowOrSaysItIsMissed() throws {
+    let markdown = try documentText("PUSH.md")
+    let rules = try parseConfig(try #require(codeBlocks(markdown, language: "yaml").first).text).pushRules
+    let examples = Self.examplesWithTheirText(markdown)
+    #expect(examples.count == Self.expected.count)
+    let now = Date()
+    var rang = 0
+    for (json, text) in examples {
+      let call: IncomingCall
+      switch try PushPayload.parse(json: Array(json.utf8), rules: rules, receivedAt: now) {
+      case .call(let parsed), .callWithoutID(let parsed): call = parsed
+      default: continue
+      }
+      var engine = AlertEngine(
+        configuration: EngineConfiguration(boards: [AlertBoard(name: "desk")]),
+        now: EngineTime(monotonicMs: 0, wall: now))
+      let effects = engine.handle(
+        .call(
+          call.id.isEmpty
+            ? IncomingCall(
+              id: "pasted", callerNumber: call.callerNumber,
+              callerName: call.callerName, sentAt: call.sentAt, level: call.level, patternHint: call.patternHint) : call
+        ),
+        at: EngineTime(monotonicMs: 0, wall: now))
+      let rings = effects.contains { if case .event(.ringing) = $0 { true } else { false } }
+      let saysMissed = text.contains("recorded as missed")
+      #expect(rings != saysMissed, "\(json) rings: \(rings); its text: \(text)")
+      if rings { rang += 1 }
+    }
+    #expect(rang >= 5)
   }
 
   @Test func theDocumentedErrorsAreTheOnesReported() throws {

@@ -1,5 +1,6 @@
 import CallAlertDaemon
 import CallAlertSimulation
+import CallAlertTestSupport
 import CallAlertVirtualBoard
 import Foundation
 import Synchronization
@@ -65,6 +66,32 @@ struct BrokerEndToEndTests {
 
     try await upstairs.stop()
     try await downstairs.stop()
+    await broker.stop()
+  }
+
+  /// MQTT.md's mosquitto_pub example, run as a user pastes it (only `-h broker` pointed at the test's broker):
+  /// with its fixed `sent_at` in the past it was "too late" and never rang.
+  @Test func theDocumentedExampleRingsAndHangsUpAsPasted() async throws {
+    let markdown = try documentText("MQTT.md")
+    let block = try #require(codeBlocks(markdown, language: "sh").first { $0.heading == "Calls in" })
+    let broker = try Broker()
+    try await broker.start()
+    let host = try await Host.start("upstairs", broker: broker)
+    try await Self.online(["upstairs"], broker: broker)
+    try await Self.boardConnected("upstairs", broker: broker)
+    let lines = block.text.replacingOccurrences(of: "\\\n", with: " ").split(separator: "\n")
+    #expect(lines.count == 2)
+    for (index, line) in lines.enumerated() {
+      let command = line.replacingOccurrences(of: "-h broker", with: "-h 127.0.0.1 -p \(broker.port)")
+      let shell = try Child("/bin/sh", ["-c", command])
+      Task { for await _ in shell.lines {} }
+      #expect(await shell.exit(within: 10) == 0, "\(command)")
+      let event = index == 0 ? "ringing" : "stopped"
+      let seen = await host.events.first(within: 10) { $0.isEvent(event, call: "c1") }
+      #expect(seen != nil, "no \(event) after \(command): \(host.events.all)")
+    }
+    #expect(!host.events.all.contains { $0.contains("too-late") }, "\(host.events.all)")
+    try await host.stop()
     await broker.stop()
   }
 
