@@ -5,7 +5,8 @@ import CallAlertProtocol
 /// Events in flight belong to the ``LinkEndpoint`` (they hold sequence numbers and cannot be withdrawn);
 /// the rest wait here. Together they are at most `capacity` (16): when full, the oldest waiting event
 /// that is not BOOT is dropped (BOOT tells the host the board restarted and must survive), the loss is
-/// counted, and as soon as there is room again a FAULT `event_overflow` carrying the count is queued.
+/// counted, and as soon as there is room again a FAULT `event_overflow` carrying the count is queued. That FAULT
+/// takes a place like any event; if it is dropped in turn, its count goes into the next one.
 public struct EventQueue: Sendable {
   /// The most events pending, in flight plus waiting.
   public let capacity: Int
@@ -27,7 +28,11 @@ public struct EventQueue: Sendable {
     if inFlight + waiting.count >= capacity {
       countDrop()
       guard let oldest = waiting.firstIndex(where: { !$0.isBoot }) else { return }  // drop the newcomer
-      waiting.remove(at: oldest)
+      // A dropped report of earlier drops hands its count on to the next report, so that the reports a host
+      // receives add up to every event lost, themselves included (PROTOCOL.md §5.5).
+      if case .fault(let fault) = waiting.remove(at: oldest), fault.code == .eventOverflow {
+        unreportedDrops &+= fault.detail
+      }
     }
     waiting.append(event)
   }

@@ -130,7 +130,7 @@ public struct TableSummary: Equatable, Sendable {
 
 /// INFO, the answer to HELLO and GET_INFO: who the board is, what it has, what table it holds.
 ///
-/// Layout: min_version u8, max_version u8, version u8 (the session's, within min..max), firmware
+/// Layout: min_version u8, max_version u8, version u8 (the session's, within min..max and 1...2), firmware
 /// major u8, minor u8, patch u8, boot_nonce u32, serial_length u8 (0-32), serial (printable ASCII),
 /// ``Capabilities`` (25 bytes in version 1, 26 in version 2), ``TableSummary`` (12 bytes).
 public struct BoardInfo: Equatable, Sendable {
@@ -196,8 +196,11 @@ public struct BoardInfo: Equatable, Sendable {
     let minVersion = try r.u8("min_version")
     let maxVersion = try r.u8("max_version")
     let sessionVersion = try r.u8("version")
-    // INFO only answers HELLO or, within a session, GET_INFO: its version is always a negotiated one.
-    guard sessionVersion >= minVersion, sessionVersion <= maxVersion else { throw r.invalid("version", width: 1) }
+    // INFO only answers HELLO or, within a session, GET_INFO: its version is always a negotiated one, within the
+    // board's range (so never when min_version > max_version) and one this codec speaks, since negotiation never
+    // goes above the host's max_version; the layout of any other version is unknown here (PROTOCOL.md §10.4).
+    guard sessionVersion >= minVersion, sessionVersion <= maxVersion, Hello.protocolVersions.contains(sessionVersion)
+    else { throw r.invalid("version", width: 1) }
     let firmware = (
       major: try r.u8("firmware_major"), minor: try r.u8("firmware_minor"), patch: try r.u8("firmware_patch")
     )

@@ -91,9 +91,11 @@ public struct ReliableSender: Sendable {
       // once; further gap NAKs naming it are echoes of the same loss.
       // A NAK naming a frame that is not unanswered (answered since, or never sent) is ignored: this frame's
       // deadline runs on (§5.3 rule 6).
+      // A frame whose own deadline passed after its last try is not resent: the channel fails at the next poll,
+      // which that deadline makes due at once (§5.3 rule 5).
       let missing = UInt16(truncatingIfNeeded: Nak(payload: response.payload)?.detail ?? 0)
       if missing != fastRetransmitted, let first = inFlight.firstIndex(where: { $0.frame.sequence == missing }),
-        inFlight[first].fastRetransmits < timing.maxTries
+        inFlight[first].fastRetransmits < timing.maxTries, !hasExhaustedFrame(from: first, now: now)
       {
         fastRetransmitted = missing
         inFlight[first].fastRetransmits += 1
@@ -113,7 +115,7 @@ public struct ReliableSender: Sendable {
   public mutating func poll(now: UInt64, into out: inout [UInt8]) -> [Completion] {
     guard !paused, let overdue = inFlight.firstIndex(where: { $0.deadline <= now }) else { return [] }
     // Any frame whose own deadline passed after its last try fails the channel.
-    if inFlight[overdue...].contains(where: { $0.deadline <= now && $0.tries >= timing.maxTries }) {
+    if hasExhaustedFrame(from: overdue, now: now) {
       paused = true
       return inFlight.map { .failed(sequence: $0.frame.sequence, type: $0.frame.type) }
     }
@@ -170,7 +172,13 @@ public struct ReliableSender: Sendable {
     }
   }
 
-  /// Resends every frame from `first` on; a frame spends a try only if its own deadline had passed.
+  /// Whether a frame from `first` on has seen its own deadline pass after its last try.
+  private func hasExhaustedFrame(from first: Int, now: UInt64) -> Bool {
+    inFlight[first...].contains { $0.deadline <= now && $0.tries >= timing.maxTries }
+  }
+
+  /// Resends every frame from `first` on; a frame spends a try only if its own deadline had passed, whatever
+  /// made the burst (its own deadline, an older frame's, or a gap NAK): it was due to be resent anyway.
   private mutating func retransmit(from first: Int, now: UInt64, into out: inout [UInt8]) {
     var ahead = 0
     for index in first..<inFlight.count {

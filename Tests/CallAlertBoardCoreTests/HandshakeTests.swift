@@ -61,6 +61,22 @@ struct HandshakeTests {
     #expect(payload.count == 48 + 7, "48 + s bytes, s = 7")
   }
 
+  @Test(
+    "Capabilities stay within their bounds: max_payload 128-1 024, event_queue 2-255 (§10.2)",
+    arguments: [(64, 1, 128, 2), (2_000, 1_000, 1_024, 255), (200, 16, 200, 16)])
+  func capabilityBounds(maxPayload: Int, queue: Int, reportedMaxPayload: Int, reportedQueue: Int) {
+    var configuration = Bench.configuration
+    configuration.maxPayload = UInt16(maxPayload)
+    configuration.maxPendingEvents = queue
+    var bench = Bench(configuration: configuration)
+    guard case .reply(_, .info(let info))? = bench.hello() else {
+      Issue.record("no INFO")
+      return
+    }
+    #expect(Int(info.capabilities.maxPayload) == reportedMaxPayload)
+    #expect(Int(info.capabilities.eventQueue) == reportedQueue)
+  }
+
   @Test("a HELLO whose versions do not meet the board's is refused and opens no session")
   func versionMismatch() {
     var bench = Bench()

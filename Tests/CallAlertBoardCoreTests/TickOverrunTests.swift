@@ -78,6 +78,31 @@ struct TickOverrunTests {
     #expect(Self.overruns(bench).count == 2, "nothing more was lost")
   }
 
+  @Test("lateness runs from the scheduled wake-up, not from the last tick, and bytes arriving late count too")
+  func referencePoint() {
+    var bench = Self.blinking()
+    let due = bench.core.nextWakeMs!
+    // Ticks before the due time are not late, however long since the one before.
+    bench.now = due - 1
+    bench.core.tick(nowMs: bench.now)
+    bench.exchange()
+    #expect(Self.overruns(bench).isEmpty)
+    let next = bench.core.nextWakeMs!
+    // The board next runs because bytes arrive, 80 ms after its blink was due.
+    bench.now = next + 80
+    #expect(bench.send(.ping([1])) == reply(.ping, .pong([1])))
+    #expect(Self.overruns(bench) == [FaultEvent(.tickOverrun, detail: 80)], "the whole delay, not the part beyond 50")
+  }
+
+  @Test("the 1 000 ms run from the last report, not from the overrun: a later overrun is reported at once")
+  func windowFromTheReport() {
+    var bench = Self.blinking()
+    _ = Self.tickLate(&bench, by: 60)
+    bench.advance(by: 1_200)
+    _ = Self.tickLate(&bench, by: 70)
+    #expect(Self.overruns(bench) == [FaultEvent(.tickOverrun, detail: 60), FaultEvent(.tickOverrun, detail: 70)])
+  }
+
   @Test("an idle board (nothing scheduled) is never late, however long it sleeps")
   func idle() {
     var bench = Bench()

@@ -270,6 +270,35 @@ import Testing
     #expect(failures == [.failed(sequence: 1, type: 0x02)])
   }
 
+  /// PROTOCOL.md §5.3 rule 5 (v1.1.1): resent in a burst after its own deadline had passed (here an older frame's
+  /// deadline, polled late), a frame spends a try: it was due anyway.
+  @Test func aCompanionWhoseOwnDeadlinePassedSpendsATry() throws {
+    var sender = ReliableSender(window: 2, timing: Self.timing)
+    var out: [UInt8] = []
+    for tag in 0..<2 { sender.send(Self.ping(UInt8(tag)), now: 0, into: &out) }
+    #expect(sender.poll(now: 1_000, into: &out).isEmpty, "both deadlines passed: both resent, both spend a try")
+    _ = sender.receive(response: Self.pong(0), now: 1_001, into: &out)
+    var failures: [ReliableSender.Completion] = []
+    while failures.isEmpty, let deadline = sender.nextDeadline { failures = sender.poll(now: deadline, into: &out) }
+    #expect(Self.sequences(in: out).filter { $0 == 1 }.count == 3, "first, the late burst, its own deadline")
+    #expect(failures == [.failed(sequence: 1, type: 0x02)])
+  }
+
+  /// PROTOCOL.md §5.3 rule 5 (v1.1.1): a frame whose own deadline passed after its last try is never sent again,
+  /// not even by a gap NAK that arrives before the poll: the poll, due at once, fails the channel.
+  @Test func aFrameOutOfTriesIsNotFastRetransmitted() throws {
+    var sender = ReliableSender(window: 2, timing: Self.timing)
+    var out: [UInt8] = []
+    for tag in 0..<2 { sender.send(Self.ping(UInt8(tag)), now: 0, into: &out) }
+    for _ in 0..<2 { #expect(sender.poll(now: try #require(sender.nextDeadline), into: &out).isEmpty) }
+    let last = try #require(sender.nextDeadline)  // frame 0's, after its third and last try
+    out.removeAll()
+    #expect(sender.receive(response: Self.gapNak(1, expected: 0), now: last, into: &out) == nil)
+    #expect(out.isEmpty, "no fourth transmission")
+    #expect(try #require(sender.nextDeadline) <= last)
+    #expect(sender.poll(now: last, into: &out) == [.failed(sequence: 0, type: 0x02), .failed(sequence: 1, type: 0x02)])
+  }
+
   /// PROTOCOL.md §5.3 rules 5 and 6 (v1.1): a fast retransmit spends no try.
   @Test func fastRetransmitsSpendNoTries() throws {
     var sender = ReliableSender(window: 2, timing: Self.timing)

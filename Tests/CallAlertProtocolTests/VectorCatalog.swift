@@ -112,6 +112,30 @@ enum VectorCatalog {
     return payload
   }
 
+  /// The payload of the sample INFO in the layout of `layoutVersion`, with its three version bytes set as given.
+  static func infoPayload(
+    minVersion: UInt8, maxVersion: UInt8, sessionVersion: UInt8, layoutVersion: UInt8
+  ) -> [UInt8] {
+    let info = sampleInfo(sessionVersion: layoutVersion, maxVersion: layoutVersion)
+    var payload = Message.reply(to: .getInfo, .info(info)).frame(sequence: 0, nonce: 0).payload
+    payload[0] = minVersion
+    payload[1] = maxVersion
+    payload[2] = sessionVersion
+    return payload
+  }
+
+  /// The INFO of a board at the lower bounds of Capabilities (PROTOCOL.md §10.2): `max_payload` 128, `window` 1,
+  /// `event_queue` 2 (version 2), no serial number: 48 bytes in version 1, 49 in version 2.
+  static func smallestInfo(sessionVersion: UInt8) -> BoardInfo {
+    var capabilities = sampleCapabilities
+    capabilities.maxPayload = 128
+    capabilities.window = 1
+    if sessionVersion >= 2 { capabilities.eventQueue = 2 }
+    return BoardInfo(
+      minVersion: 1, maxVersion: 2, sessionVersion: sessionVersion, firmware: (major: 0, minor: 1, patch: 0),
+      bootNonce: boardNonce, serial: [], capabilities: capabilities, table: .none)
+  }
+
   /// Counters a sample STATUS reports.
   static var sampleCounters: LinkCounters {
     var counters = LinkCounters()
@@ -236,6 +260,18 @@ enum VectorCatalog {
         "reply_info_to_get_info", sequence: 3,
         .reply(to: .getInfo, .info(sampleInfo(sessionVersion: 2, maxVersion: 2))),
         note: "GET_INFO is answered within a session only (before HELLO: no_session), so version is never 0"),
+      vector(
+        "reply_info_from_board_speaking_versions_1_to_3", sequence: 0,
+        .reply(to: .hello, .info(sampleInfo(sessionVersion: 2, maxVersion: 3))),
+        note:
+          "a later board (versions 1..3) and a v1.1 host (max_version 2): version 2 is negotiated and INFO has its "
+          + "layout; max_version 3 only enters the negotiation (§10.4)"),
+      vector(
+        "reply_info_smallest_version_1", sequence: 0, .reply(to: .hello, .info(smallestInfo(sessionVersion: 1))),
+        note: "no serial, max_payload 128, window 1: 48 + s bytes with s = 0 (§10.2, §10.4)"),
+      vector(
+        "reply_info_smallest_version_2", sequence: 0, .reply(to: .hello, .info(smallestInfo(sessionVersion: 2))),
+        note: "no serial, max_payload 128, window 1, event_queue 2: 49 + s bytes with s = 0 (§10.2, §10.4)"),
       vector("reply_pong", sequence: 1, .reply(to: .ping, .pong(pingData))),
       vector("reply_pong_empty", sequence: 2, .reply(to: .ping, .pong([]))),
       vector("reply_status_playing_slot", sequence: 4, .reply(to: .getStatus, .status(statusPlayingSlot))),
@@ -683,6 +719,24 @@ enum VectorCatalog {
         "info_version_above_max", "version 2 from a board whose max_version is 1", flags: 0x01,
         type: MessageType.hello.rawValue, payload: infoPayload(sessionVersion: 2),
         error: payloadError(MessageType.hello.rawValue, .invalidValue, "version", 2)),
+      messageCase(
+        "info_min_version_above_max_version",
+        "min_version 2, max_version 1: no version lies in the range, so INFO is unreadable at its version (§10.4)",
+        flags: 0x01, type: MessageType.hello.rawValue,
+        payload: infoPayload(minVersion: 2, maxVersion: 1, sessionVersion: 1, layoutVersion: 1),
+        error: payloadError(MessageType.hello.rawValue, .invalidValue, "version", 2)),
+      messageCase(
+        "info_version_3",
+        "version 3 from a board speaking 1..3 (here in version 2's layout): negotiation never goes above the "
+          + "host's max_version, and a v1.1 reader cannot know version 3's layout (§10.4)",
+        flags: 0x01, type: MessageType.hello.rawValue,
+        payload: infoPayload(minVersion: 1, maxVersion: 3, sessionVersion: 3, layoutVersion: 2),
+        error: payloadError(MessageType.hello.rawValue, .invalidValue, "version", 2)),
+      messageCase(
+        "info_versions_0_to_0", "min_version, max_version and version all 0: version 0 is never negotiated (§10.4)",
+        flags: 0x01, type: MessageType.getInfo.rawValue,
+        payload: infoPayload(minVersion: 0, maxVersion: 0, sessionVersion: 0, layoutVersion: 1),
+        error: payloadError(MessageType.getInfo.rawValue, .invalidValue, "version", 2)),
       messageCase(
         "event_ack_with_payload",
         "an event's acknowledgement has no payload: a board does not take this one as an acknowledgement (§5.5)",
