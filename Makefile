@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SWIFT_FORMAT ?= swift-format
 FUZZ_SECONDS ?= 60
-REALTIME_SUITES ?= RealTime|Conformance|RingAndVibrate|Unplug
+REALTIME_SUITES ?= RealTime|Conformance|RingAndVibrate|Unplug|Stress
 # install, uninstall, deb: where (GNU conventions; DESTDIR stages) and what build (release; debug is quicker)
 PREFIX ?= /usr/local
 DESTDIR ?=
@@ -35,7 +35,8 @@ revision:
 
 ## test: install what is missing, build the QEMU firmware (when qemu-system-arm and ld.lld are here), build,
 ## run every test (the conformance suite runs on the virtual board and the firmware in QEMU; the suites named
-## RealTime*, whose tests truly need the real clock (a pseudo-terminal's timing), run alone afterwards),
+## RealTime*, whose tests truly need the real clock (a pseudo-terminal's timing), and the stress suites, which would
+## starve the timing of the others, run alone afterwards),
 ## check docs/openapi.yaml against the running HTTP API with schemathesis (Tools/scripts/check-openapi.sh),
 ## compile the portable core as Embedded Swift, check Package.swift against docs/ARCHITECTURE.md's import
 ## rules, and check the install tree

@@ -1,3 +1,4 @@
+import CallAlertTestSupport
 import Foundation
 import Synchronization
 
@@ -194,23 +195,8 @@ final class Broker: Sendable {
       ["-h", "127.0.0.1", "-p", String(port), "-q", "1", "-v", "-W", String(seconds), "-t", topic])
   }
 
-  /// A port nothing listens on now (bound and released).
-  static func freePort() throws -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = 0
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) { pointer in
-      pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-        bind(fd, address, length) == 0 && getsockname(fd, address, &length) == 0
-      }
-    }
-    guard bound else { throw BrokerError("no free port: \(String(cString: strerror(errno)))") }
-    return Int(UInt16(bigEndian: address.sin_port))
-  }
+  /// A port for the broker (``LoopbackPorts``).
+  static func freePort() throws -> Int { LoopbackPorts.take() }
 
   deinit {
     child.withLock { $0?.kill(SIGKILL) }

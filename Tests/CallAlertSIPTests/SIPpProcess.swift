@@ -1,3 +1,4 @@
+import CallAlertTestSupport
 import Foundation
 import Synchronization
 
@@ -70,26 +71,9 @@ struct SIPpProcess: Sendable {
     if process.isRunning { kill(process.processIdentifier, SIGKILL) }
   }
 
-  /// A UDP port on 127.0.0.1 that was free a moment ago.
-  static func freeUDPPort() -> Int { freePort(type: SOCK_DGRAM) }
+  /// A UDP port on 127.0.0.1 for a test's server or peer (``LoopbackPorts``).
+  static func freeUDPPort() -> Int { LoopbackPorts.take() }
 
-  /// A TCP port on 127.0.0.1 that was free a moment ago.
-  static func freeTCPPort() -> Int { freePort(type: SOCK_STREAM) }
-
-  private static func freePort(type: __socket_type) -> Int {
-    let descriptor = socket(AF_INET, Int32(type.rawValue), 0)
-    defer { close(descriptor) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = 0
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
-    }
-    _ = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
-    }
-    return Int(UInt16(bigEndian: address.sin_port))
-  }
+  /// A TCP port on 127.0.0.1 for a test's server or peer (``LoopbackPorts``).
+  static func freeTCPPort() -> Int { LoopbackPorts.take() }
 }

@@ -32,7 +32,7 @@ func transportError(_ body: () async throws -> Void) async -> TransportError? {
 
 /// Two descriptor channels on the ends of a Unix stream socket pair.
 func socketPairChannels(
-  names: (String, String) = ("socket-a", "socket-b")
+  names: (String, String) = ("socket-a", "socket-b"), loop: DescriptorEventLoop = .shared
 ) throws -> (DescriptorChannel, DescriptorChannel) {
   // write(2) to a socket whose peer closed fails with EPIPE, a hang-up: the test process ignores SIGPIPE from
   // its start (CTestProcess), as the daemon does.
@@ -40,9 +40,9 @@ func socketPairChannels(
   guard socketpair(AF_UNIX, socketStreamType, 0, &descriptors) == 0 else {
     throw TransportError.system("socketpair", port: names.0, errno: Errno(rawValue: errno))
   }
-  let first = try DescriptorChannel(taking: FileDescriptor(rawValue: descriptors[0]), name: names.0)
+  let first = try DescriptorChannel(taking: FileDescriptor(rawValue: descriptors[0]), name: names.0, loop: loop)
   do {
-    return (first, try DescriptorChannel(taking: FileDescriptor(rawValue: descriptors[1]), name: names.1))
+    return (first, try DescriptorChannel(taking: FileDescriptor(rawValue: descriptors[1]), name: names.1, loop: loop))
   } catch {
     first.close()
     throw error
