@@ -19,13 +19,13 @@ struct DaemonDiagnosticsTests {
       eventSink: { _ in })
     let running = Task { try await group.run() }
     defer { running.cancel() }
-    var board: StatusReport.Board?
-    for _ in 0..<200 {  // the first try fails at once; 200 × 25 ms bounds the wait
-      let status = try await ControlClient.socket(path: setup.socket).status()
-      board = status.boards.first
-      if board?.problem != nil { break }
-      try await Task.sleep(for: .milliseconds(25))
+    // The first try fails at once; the status is asked again until it says so, at most 10 s.
+    let status = try await answer(within: 10) {
+      try await ControlClient.socket(path: setup.socket).status()
+    } until: {
+      $0.boards.first?.problem != nil
     }
+    let board = status.boards.first
     #expect(board?.connected == false)
     #expect(board?.port == "/dev/null")
     #expect(board?.problem?.contains("/dev/null is not a serial port") == true, "\(String(describing: board))")

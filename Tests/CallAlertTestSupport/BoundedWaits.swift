@@ -73,3 +73,19 @@ extension DescriptorEventLoop {
     }
   }
 }
+
+/// Asks `answer` again every `interval` until `holds` accepts what it returned, at most `seconds`; the last
+/// answer either way. For a state another process reaches in its own time (a daemon whose board is still
+/// connecting under load): a bounded wait, where one look would race it.
+public func answer<T: Sendable>(
+  within seconds: Double, every interval: Duration = .milliseconds(50), _ answer: () async throws -> T,
+  until holds: (T) -> Bool
+) async rethrows -> T {
+  let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1_000))
+  var last = try await answer()
+  while !holds(last), ContinuousClock.now < deadline {
+    try? await Task.sleep(for: interval)
+    last = try await answer()
+  }
+  return last
+}
