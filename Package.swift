@@ -25,7 +25,10 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
-    .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+    // No traits: with its two default ones, each new reading of hummingbird's manifest (a change in the
+    // environment, as `make` makes) passed them to the compiler in another order, and `make demo` rebuilt
+    // Hummingbird every time. Neither is used here (swift-configuration, full Foundation's form dates).
+    .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
     .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
     .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),

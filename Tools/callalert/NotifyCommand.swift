@@ -230,9 +230,11 @@ extension CallAlertCommand {
     }
 
     func run() async throws {
-      print("CallAlert demo: a virtual board in-process, time x\(speed). Events (>>) beside the board's actuators (|).")
       let live = isatty(STDOUT_FILENO) == 1
       let screen = DemoScreen()
+      screen.line(
+        "CallAlert demo: a virtual board in-process, time x\(speed). Events (>>) beside the board's actuators (|).",
+        live: false)
       let output: @Sendable (String) -> Void = { line in screen.line(line, live: live) }
       var status: (@Sendable (String) -> Void)? = nil
       if live { status = { line in screen.status(line) } }
@@ -253,7 +255,12 @@ final class DemoScreen: @unchecked Sendable {
   func line(_ text: String, live: Bool) {
     lock.lock()
     defer { lock.unlock() }
-    guard live else { return Swift.print(text) }
+    guard live else {
+      // Each line as it happens: piped (`make demo | tee`), standard output is block-buffered, and the scenario's
+      // lines arrived in bursts of a few kilobytes.
+      FileHandle.standardOutput.write(Data((text + "\n").utf8))
+      return
+    }
     FileHandle.standardOutput.write(Data(("\r\u{1B}[2K" + text + "\n" + current).utf8))
   }
 
