@@ -20,7 +20,14 @@ extension Daemon {
   static func lockInstance(
     _ configuration: DaemonConfiguration, logger: Logger
   ) throws(DaemonStartError) -> [InstanceLock] {
-    let socket = try InstanceLock.acquire(for: configuration.socketPath, what: "socket")
+    // The socket's folder is checked (and the private default one made) before its lock goes there: the lock
+    // made every missing folder of `--socket /no/such/dir/x.sock` on its own, mode 0755.
+    do {
+      try SocketDirectory.prepare(forSocketAt: configuration.socketPath, userID: geteuid())
+    } catch {
+      throw DaemonStartError(description: "\(error)")
+    }
+    let socket = try InstanceLock.acquire(for: configuration.socketPath, what: "socket", makingFolders: false)
     do {
       return [socket, try InstanceLock.acquire(for: configuration.historyPath, what: "history")]
     } catch  where !error.isInUse {

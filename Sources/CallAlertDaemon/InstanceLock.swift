@@ -22,11 +22,17 @@ final class InstanceLock: Sendable {
 
   deinit { release() }
 
-  /// Takes the lock for `resource` (the socket or the history), naming it in the error as `what`.
-  static func acquire(for resource: String, what: String) throws(DaemonStartError) -> InstanceLock {
+  /// Takes the lock for `resource` (the socket or the history), naming it in the error as `what`; its missing
+  /// folders are made (private) when `makingFolders` (the history's are, as the history makes them).
+  static func acquire(
+    for resource: String, what: String, makingFolders: Bool = true
+  ) throws(DaemonStartError) -> InstanceLock {
     let path = resource + ".lock"
     let folder = (path as NSString).deletingLastPathComponent
-    if !folder.isEmpty { try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+    if makingFolders && !folder.isEmpty {
+      try? FileManager.default.createDirectory(
+        atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    }
     let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
     guard fd >= 0 else {
       throw DaemonStartError(

@@ -26,8 +26,17 @@ enum SocketDirectory {
     if lstat(directory, &status) != 0 {
       guard errno == ENOENT else { throw .system("lstat", path: directory, errno: errno) }
       guard mkdir(directory, 0o700) == 0 || errno == EEXIST else {
+        // One missing folder is made; a path whose parent is missing too is more likely a typo.
+        if errno == ENOENT {
+          throw .unsafeDirectory(
+            path: directory,
+            reason: "it does not exist, nor does \(parent(of: directory)); create it or choose another socket path")
+        }
         throw .system("mkdir", path: directory, errno: errno)
       }
+      // 0700 whatever the umask: it is the process's, and another thread may have narrowed it for a moment
+      // (the control socket is bound under umask 0177, which made a folder created meanwhile 0600: unusable).
+      _ = chmod(directory, 0o700)
       guard lstat(directory, &status) == 0 else { throw .system("lstat", path: directory, errno: errno) }
     }
     if !strict, status.st_mode & S_IFMT == S_IFLNK {

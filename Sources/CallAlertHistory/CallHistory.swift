@@ -52,6 +52,39 @@ public final class CallHistory: Sendable {
     }
   }
 
+  /// Opens the history at `path` to read it, as `callalert history --database` does: nothing is created,
+  /// changed or chmodded (a text file named by mistake was made 0600 before it was refused), and a database
+  /// that is not a history of this version is refused.
+  public static func reading(path: String) throws(CallHistoryError) -> CallHistory {
+    guard FileManager.default.fileExists(atPath: path) else {
+      throw CallHistoryError(path: path, message: "no such file", kind: .unavailable)
+    }
+    var configuration = Configuration()
+    configuration.readonly = true
+    configuration.busyMode = .timeout(5)
+    configuration.label = "CallHistory (read)"
+    let history: CallHistory
+    let complete: Bool
+    do {
+      let queue = try DatabaseQueue(path: path, configuration: configuration)
+      complete = try queue.read { db in try CallHistory.migrator.hasCompletedMigrations(db) }
+      history = CallHistory(reading: queue, path: path)
+    } catch {
+      throw CallHistoryError(error, path: path)
+    }
+    guard complete else {
+      throw CallHistoryError(
+        path: path, message: "not a call history of this version (the daemon brings an older one up to date)",
+        kind: .rejected)
+    }
+    return history
+  }
+
+  private init(reading database: DatabaseQueue, path: String) {
+    self.database = database
+    self.path = path
+  }
+
   private convenience init(openingAt path: String) throws(CallHistoryError) {
     var configuration = Configuration()
     configuration.busyMode = .timeout(5)

@@ -50,3 +50,22 @@ struct DaemonDiagnosticsTests {
     }
   }
 }
+
+/// Where the daemon puts things it was not asked to.
+@Suite("Daemon paths", .timeLimit(.minutes(1)))
+struct DaemonPathTests {
+  /// `run --socket /no/such/dir/x.sock` made every missing folder (0755) for the socket's lock file, then
+  /// failed or not; the path is refused with what to do, and nothing is created.
+  @Test func aSocketInAFolderWhoseParentIsMissingIsRefusedAndNothingIsMade() async throws {
+    let setup = try DaemonEndToEndTests.Setup(port: "/dev/null")
+    let missing = setup.directory.appendingPathComponent("no/such")
+    var options = DaemonOptions(configPath: setup.config, readStandardInput: false)
+    options.socketPath = missing.appendingPathComponent("x.sock").path
+    await #expect {
+      _ = try await Daemon.makeServiceGroup(options: options, logger: Logger(label: "test"), eventSink: { _ in })
+    } throws: { error in
+      "\(error)".contains("it does not exist, nor does \(setup.directory.appendingPathComponent("no").path)")
+    }
+    #expect(!FileManager.default.fileExists(atPath: setup.directory.appendingPathComponent("no").path))
+  }
+}

@@ -15,8 +15,8 @@ import Testing
   @Test func theFolderIsPrivateAndEveryFileOfTheDatabaseToo() throws {
     let (path, cleanup) = temporaryDatabasePath()
     defer { cleanup() }
-    let previous = umask(0o022)  // the usual umask, which gives 0644 to files SQLite makes
-    defer { umask(previous) }
+    // Under the usual umask 022, which gives 0644 to files SQLite makes: the test process's, set once at its
+    // start (CTestProcess), not by this test for the others.
     let history = try CallHistory(path: path)
     try history.record(ringing(IncomingCall(id: "c1", callerNumber: "+4930123", callerName: "Zoë")), at: at(0))
     let folder = (path as NSString).deletingLastPathComponent
@@ -126,5 +126,35 @@ import Testing
     let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
     #expect(bytes.range(of: Data(secret.utf8)) == nil)
     #expect(bytes.range(of: Data("+4930555".utf8)) == nil)
+  }
+}
+
+/// `callalert history --database FILE` reads; it never creates, changes or chmods.
+@Suite struct CallHistoryReadingTests {
+  @Test func aFileThatIsNoDatabaseIsRefusedAndLeftAsItWas() throws {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("callalert-\(UUID()).txt").path
+    try "notes\n".write(toFile: path, atomically: true, encoding: .utf8)
+    try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
+    #expect(throws: CallHistoryError.self) { _ = try CallHistory.reading(path: path) }
+    #expect(CallHistoryFilesTests.mode(path) == 0o644)
+    #expect(try String(contentsOfFile: path, encoding: .utf8) == "notes\n")
+    #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+  }
+
+  @Test func aHistoryIsReadWithoutItsModeChanging() throws {
+    let (path, cleanup) = temporaryDatabasePath()
+    defer { cleanup() }
+    let history = try CallHistory(path: path)
+    try history.record(ringing(IncomingCall(id: "c1", callerNumber: "+4930123")), at: at(0))
+    try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: path)
+    let reader = try CallHistory.reading(path: path)
+    #expect(try reader.calls(missedOnly: false, limit: 10).map(\.id) == ["c1"])
+    #expect(CallHistoryFilesTests.mode(path) == 0o640)
+  }
+
+  @Test func aMissingFileIsNotCreated() {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("callalert-\(UUID()).sqlite").path
+    #expect(throws: CallHistoryError.self) { _ = try CallHistory.reading(path: path) }
+    #expect(!FileManager.default.fileExists(atPath: path))
   }
 }

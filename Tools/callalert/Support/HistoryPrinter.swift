@@ -4,7 +4,7 @@ import Foundation
 /// Prints the call history, newest first, as text or JSON.
 enum HistoryPrinter {
   static func print(path: String, missedOnly: Bool, limit: Int, json: Bool) throws {
-    let history = try CallHistory(path: path)
+    let history = try CallHistory.reading(path: path)
     try print(try history.calls(missedOnly: missedOnly, limit: limit), missedOnly: missedOnly, json: json)
   }
 
