@@ -193,6 +193,14 @@ struct BrokerEndToEndTests {
       $0.hasPrefix("homeassistant/siren/callalert_upstairs/bed_siren/config {")
     }
     #expect(bed?.contains(#""available_tones":["#) == true)
+    // Every config of the bed is on the broker before the host stops: stopped as soon as the first came, it
+    // once had not yet published the last, which then had nothing to be removed.
+    for object in ["bed_button", "bed_ringing"] {
+      let announced = await lines.first(within: 20) {
+        $0.hasPrefix("homeassistant/") && $0.contains("/callalert_upstairs/\(object)/config {")
+      }
+      #expect(announced != nil, "\(object) was not announced: \(lines.all.suffix(5))")
+    }
     try await first.stop()
     let second = try await Host.start("upstairs", broker: broker, boards: ["desk"])
     for object in ["bed_siren", "bed_button", "bed_ringing"] {

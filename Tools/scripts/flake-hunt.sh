@@ -37,8 +37,24 @@ rm -f "$FLAKE_DIR"/*.log
   exit 1
 }
 
+# The QEMU half of the conformance suite runs on the firmware image, as in make test (skipped, saying so,
+# where qemu-system-arm or the Embedded Swift toolchain is missing).
+Tools/scripts/firmware-if-possible.sh >"$FLAKE_DIR/firmware.txt" 2>&1 || {
+  tail -n 20 "$FLAKE_DIR/firmware.txt" >&2
+  echo "flake-hunt: the firmware build failed; see $FLAKE_DIR/firmware.txt" >&2
+  exit 1
+}
+
 load_pids=()
-stop_load() { [ ${#load_pids[@]} -gt 0 ] && kill "${load_pids[@]}" 2>/dev/null; load_pids=(); }
+stop_load() { [ ${#load_pids[@]} -gt 0 ] && kill "${load_pids[@]}" 2>/dev/null; # The QEMU half of the conformance suite runs on the firmware image, as in make test (skipped, saying so,
+# where qemu-system-arm or the Embedded Swift toolchain is missing).
+Tools/scripts/firmware-if-possible.sh >"$FLAKE_DIR/firmware.txt" 2>&1 || {
+  tail -n 20 "$FLAKE_DIR/firmware.txt" >&2
+  echo "flake-hunt: the firmware build failed; see $FLAKE_DIR/firmware.txt" >&2
+  exit 1
+}
+
+load_pids=(); }
 trap stop_load EXIT
 if [ "$LOAD" = 1 ]; then
   for _ in 1 2; do
