@@ -1,3 +1,4 @@
+import CallAlertParsing
 import CallAlertProtocol
 internal import Yams
 
@@ -220,8 +221,20 @@ struct PatternFileParser {
     let prefix = "pattern '\(declaration.name)': "
     let kinds = declaration.entries.filter { PatternFileParser.kindKeys.contains($0.key) }
     guard let kind = kinds.first else {
-      error(
-        declaration.nameNode, "\(prefix)say what it plays with one of 'steps:', 'cadence:', 'rtttl:' or 'vibration:'")
+      // A misspelt source (`cadance:`) is named at its key, with the word it was probably meant to be.
+      let misspelt = declaration.entries.lazy.compactMap { entry in
+        Suggestion.closest(to: entry.key, in: PatternFileParser.kindKeys).map { (entry, $0) }
+      }.first
+      if let (entry, meant) = misspelt {
+        error(
+          entry.keyNode,
+          "\(prefix)unknown key '\(entry.key)' (did you mean '\(meant)'?); say what it plays with one of "
+            + "'steps:', 'cadence:', 'rtttl:' or 'vibration:'")
+      } else {
+        error(
+          declaration.nameNode,
+          "\(prefix)say what it plays with one of 'steps:', 'cadence:', 'rtttl:' or 'vibration:'")
+      }
       return nil
     }
     for extra in kinds.dropFirst() {

@@ -215,6 +215,18 @@ import Testing
         "f.yaml:7:5: error: pattern 'b': 'steps:' cannot be combined with 'cadence:'; a pattern has one source",
       ]),
     Failure(
+      name: "a misspelt source",
+      yaml: """
+        version: 1
+        patterns:
+          - name: a
+            cadance: UK
+        """,
+      expected: [
+        "f.yaml:4:5: error: pattern 'a': unknown key 'cadance' (did you mean 'cadence'?); say what it plays with one "
+          + "of 'steps:', 'cadence:', 'rtttl:' or 'vibration:'"
+      ]),
+    Failure(
       name: "slots and names",
       yaml: """
         version: 1
