@@ -116,10 +116,9 @@ struct StandardInputService: Service {
         case .tooLong(let number):
           answer = .failure("<stdin>:\(number):1: line longer than 256 KiB")
         }
-        // Successful inputs are quiet; only failures are worth a line on standard error.
-        if !answer.isSuccess {
-          _ = DescriptorWriter.writeAll(STDERR_FILENO, ControlLineEndpoint.bytes(of: answer))
-        }
+        // Every line is answered, on standard error: standard output carries the events, and a `status` or
+        // `history` typed here got no answer at all when only failures were written.
+        _ = DescriptorWriter.writeAll(STDERR_FILENO, ControlLineEndpoint.bytes(of: answer))
       }
     }
   }

@@ -43,12 +43,20 @@ final class DaemonProcess: Sendable {
   /// The child's PID.
   var pid: Int32 { process.processIdentifier }
 
-  /// Starts `callalert` with `arguments` and `environment` added to this process's.
-  init(_ arguments: [String], environment: [String: String] = [:]) throws {
+  /// Starts `callalert` with `arguments` and `environment` added to this process's; `input`, when given, is
+  /// its standard input (from a file, so it ends after the text), else it reads nothing.
+  init(_ arguments: [String], environment: [String: String] = [:], input: String? = nil) throws {
     process.executableURL = try Self.binary()
     process.arguments = arguments
     process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     process.standardInput = FileHandle.nullDevice
+    if let input {
+      let path = FileManager.default.temporaryDirectory.appendingPathComponent("callalert-stdin-\(UUID())").path
+      FileManager.default.createFile(atPath: path, contents: Data(input.utf8))
+      defer { unlink(path) }  // the child keeps its descriptor
+      guard let handle = FileHandle(forReadingAtPath: path) else { throw ProcessError("cannot open \(path)") }
+      process.standardInput = handle
+    }
     // Our own pipe, close-on-exec: no copy of its read end leaks into the child, so when the test closes it
     // the child's writes fail with EPIPE, as they do behind `| head -1`.
     var ends: [Int32] = [0, 0]

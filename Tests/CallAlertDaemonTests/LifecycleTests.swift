@@ -77,6 +77,22 @@ struct LifecycleTests {
     #expect(exit?.0 == .exit && exit?.1 == 0, "\(String(describing: exit)): \(daemon.standardError)")
   }
 
+  /// Requests on standard input are answered, each with its line, on standard error (standard output carries
+  /// the events): a `status` typed there got no answer at all, only failures did.
+  @Test func everyStandardInputRequestIsAnsweredOnStandardError() async throws {
+    let folder = try Folder()
+    let daemon = try DaemonProcess(
+      ["run", "--simulate", "--config", folder.config, "--socket", folder.socket, "--history", folder.history],
+      environment: ["XDG_STATE_HOME": folder.directory.path, "XDG_RUNTIME_DIR": folder.directory.path],
+      input: "{\"type\":\"status\"}\n{\"type\":\"call\",\"id\":\"s1\"}\n{\"type\":\"hangup\"}\n")
+    #expect(await daemon.waitForError(containing: #"{"ok":true,"status":"#), "\(daemon.standardError)")
+    // "ringing", or "waiting" while the simulated board still connects.
+    #expect(await daemon.waitForError(containing: #""id":"s1","#), "\(daemon.standardError)")
+    #expect(await daemon.waitForError(containing: "<stdin>:3:"), "\(daemon.standardError)")
+    daemon.signal(SIGTERM)
+    _ = await daemon.exit()
+  }
+
   /// SIGHUP used to end the daemon. Now it reloads the config as a `reload` request does: a good file is
   /// applied with a log line naming what changed and the call goes on ringing; a bad one is refused with its
   /// place and the running configuration stays.
