@@ -80,9 +80,12 @@ extension CallAlertCommand.Board {
       let (master, slavePath) = try PseudoTerminal.open()
       let keepAlive = try PseudoTerminal.holdOpen(slavePath: slavePath)
       let link = noLink ? nil : self.link
-      if let link { try makeLink(link, to: slavePath) }
+      if let link { try Self.makeLink(link, to: slavePath) }
       defer {
-        if let link { try? FileManager.default.removeItem(atPath: link) }
+        // Only its own link: one another board simulate has put there since is that board's.
+        if let link, (try? FileManager.default.destinationOfSymbolicLink(atPath: link)) == slavePath {
+          try? FileManager.default.removeItem(atPath: link)
+        }
         try? keepAlive.close()
       }
 
@@ -112,11 +115,20 @@ extension CallAlertCommand.Board {
       display.close()
     }
 
-    private func makeLink(_ link: String, to target: String) throws {
+    /// Points `link` at `target`: a symbolic link left by a board that is gone is replaced; anything else there
+    /// (a file, another running board's link) is refused.
+    static func makeLink(_ link: String, to target: String) throws {
       let manager = FileManager.default
       if let attributes = try? manager.attributesOfItem(atPath: link) {
         guard attributes[.type] as? FileAttributeType == .typeSymbolicLink else {
           throw ValidationError("--link \(link) exists and is not a symbolic link; not replacing it")
+        }
+        // A link to a pseudo-terminal that is still there is another running virtual board's: a second
+        // `board simulate` took it over and removed it on exit, leaving the first unreachable by `auto`.
+        if let current = try? manager.destinationOfSymbolicLink(atPath: link), manager.fileExists(atPath: current) {
+          throw CommandFailure(
+            "--link \(link) points to \(current), another virtual board that is running; give this one "
+              + "--link PATH (and its host --port PATH) or --no-link")
         }
         try manager.removeItem(atPath: link)
       }
