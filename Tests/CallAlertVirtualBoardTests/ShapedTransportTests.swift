@@ -6,7 +6,11 @@ import Testing
 @testable import CallAlertVirtualBoard
 
 /// The real-time shaper against a test clock: bytes arrive progressively at the line's pace.
-@Suite struct ShapedTransportTests {
+///
+/// Run alone, after the parallel suite (make test's REALTIME_SUITES names `Pacing`): the clock is stepped 1 ms
+/// at a time, and the shaper's and the reader's tasks must run between two steps for each piece to be stamped
+/// with the step it arrived in. Beside 900 other tests on two cores they once fell ten steps behind.
+@Suite struct ShapedTransportPacingTests {
   /// What the far end received, with the test clock's time of each piece.
   final class Arrivals: Sendable {
     private let pieces = Mutex<[(at: Duration, bytes: [UInt8])]>([])
