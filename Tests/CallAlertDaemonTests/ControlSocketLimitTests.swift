@@ -149,7 +149,9 @@ struct ControlSocketLimitTests {
       client.send(Array("hello\n".utf8))
       return client.readToEnd()
     }
-    #expect(text.hasPrefix(#"{"echo":"hello"}"# + "\n"))
+    // The echo comes first when the server read the line before its idle timer rang; on a loaded machine the
+    // 200 ms may pass before it gets to it (it did once), and the idle close is then the only answer.
+    #expect(text.hasPrefix(#"{"echo":"hello"}"# + "\n") || text.hasPrefix(#"{"ok":false,"error":"closing"#), "\(text)")
     #expect(text.contains("closing a connection idle for"))
     #expect(ended)
     #expect(ContinuousClock.now - start >= .milliseconds(200))
