@@ -11,6 +11,8 @@ import Logging
 /// providers cannot send an `Authorization: Bearer` header, but can call a URL with credentials in it.
 struct APIMiddleware<Context: RequestContext>: RouterMiddleware {
   let token: String?
+  /// Who may call from a browser (`Host`, `Origin`, `Content-Type`), checked before the token.
+  let origins: RequestOriginPolicy
   let metrics: CallMetrics
   let logger: Logger
 
@@ -20,7 +22,14 @@ struct APIMiddleware<Context: RequestContext>: RouterMiddleware {
     let path = request.uri.path
     let route = HTTPRoutes.route(of: path)
     let response: Response
-    if let token, path != "/healthz",
+    if let refusal = origins.refusal(
+      method: request.method.rawValue, path: path, host: request.head.authority,
+      origin: request.headers[.origin], contentType: request.headers[.contentType],
+      hasBody: request.headers[.transferEncoding] != nil
+        || (request.headers[.contentLength].flatMap { Int($0) } ?? 0) > 0)
+    {
+      response = refusal.response
+    } else if let token, path != "/healthz",
       !Self.isAuthorized(request, token: token, webhook: path.hasPrefix("/v1/webhooks/"))
     {
       response =

@@ -21,7 +21,12 @@ struct HTTPAPI: Sendable {
   /// The router with every route and the middleware that checks the token and turns errors into problems.
   func router() -> Router<Context> {
     let router = Router(context: Context.self)
-    router.add(middleware: APIMiddleware(token: configuration.token, metrics: metrics, logger: logger))
+    router.add(
+      middleware: APIMiddleware(
+        token: configuration.token,
+        origins: RequestOriginPolicy(
+          allowedHosts: configuration.allowedHosts, tokenConfigured: configuration.token != nil),
+        metrics: metrics, logger: logger))
     router.get("/healthz") { _, _ in Self.json(#"{"ok":true}"#) }
     router.get("/metrics") { _, _ in await metricsText() }
     router.post("/v1/calls") { request, _ in

@@ -16,14 +16,17 @@ public struct HTTPAPIConfiguration: Sendable {
   /// The URL the providers call, without `/v1/...` (e.g. `https://example.org/callalert`); nil: `http://` and
   /// the request's `Host`.
   public var publicURL: String?
+  /// Names besides loopback that a request's `Host` may carry when no token is set (``RequestOriginPolicy``).
+  public var allowedHosts: [String]
   /// Sizes and times.
   public var limits: HTTPLimits
 
   /// Creates a configuration.
   public init(
     host: String = "127.0.0.1", port: Int, token: String? = nil, twilioAuthToken: String? = nil,
-    publicURL: String? = nil, limits: HTTPLimits = HTTPLimits()
+    publicURL: String? = nil, allowedHosts: [String] = [], limits: HTTPLimits = HTTPLimits()
   ) {
+    self.allowedHosts = allowedHosts
     self.host = host
     self.port = port
     self.token = token

@@ -23,7 +23,7 @@ extension DaemonAddOn {
       let api = HTTPAPIConfiguration(
         host: settings.listen.host, port: settings.listen.port,
         token: try bearerToken(settings), twilioAuthToken: try twilioAuthToken(settings),
-        publicURL: settings.publicURL)
+        publicURL: settings.publicURL, allowedHosts: settings.allowedHosts)
       let published = await context.subscribe()
       let events = AsyncStream<HTTPEvent>(bufferingPolicy: .bufferingNewest(1_024)) { continuation in
         let pump = Task {

@@ -2,7 +2,7 @@ internal import Yams
 
 extension ConfigParser {
   /// The keys of the `http:` section.
-  static let httpKeys = ["listen", "token_file", "twilio_auth_token_file", "public_url"]
+  static let httpKeys = ["listen", "token_file", "twilio_auth_token_file", "public_url", "allowed_hosts"]
 
   /// `http:`: where the HTTP API listens and its secrets' files. Listening beyond loopback without a
   /// `token_file` is an error at `listen`: anyone who can reach the port could ring the boards.
@@ -37,6 +37,23 @@ extension ConfigParser {
           urlNode, "http.public_url",
           "'\(DisplayText.excerpt(url))' is not an http:// or https:// URL without a query, "
             + "e.g. https://example.org/callalert")
+      }
+    }
+    if let hostsNode = fields.value("allowed_hosts") {
+      if let items = hostsNode.sequence {
+        for item in items {
+          guard let name = nonEmptyText(item, "http.allowed_hosts") else { continue }
+          if name.contains(where: { $0 == " " || $0 == "/" || $0 == ":" }) && !name.hasPrefix("[") {
+            error(
+              item, "http.allowed_hosts",
+              "'\(DisplayText.excerpt(name))' is not a host name; give a name such as "
+                + "callalert.home.arpa, without scheme, port or path")
+          } else {
+            settings.allowedHosts.append(name.lowercased())
+          }
+        }
+      } else {
+        error(hostsNode, "http.allowed_hosts", "a list of host names, e.g. [callalert.home.arpa]")
       }
     }
     if !listen.isLoopback && fields.value("token_file") == nil {

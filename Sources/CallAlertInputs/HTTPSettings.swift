@@ -12,6 +12,9 @@ public struct HTTPSettings: Equatable, Sendable {
   /// The URL the providers call, up to and without `/v1/...` (e.g. `https://example.org/callalert`), for
   /// Twilio's signature and the URLs sipgate.io is told to call back; nil: `http://` and the request's Host.
   public var publicURL: String?
+  /// Names besides loopback that a request's `Host` may carry when no token is set (a name this machine is
+  /// reached by on the LAN or through a proxy), lower-cased; with a token every `Host` is served.
+  public var allowedHosts: [String] = []
   /// Where each key was written (`file:line:column`, by key: `token_file`), so that a problem found at start,
   /// such as a token file others may read, names its place as the config's own errors do.
   public var places: [String: String] = [:]

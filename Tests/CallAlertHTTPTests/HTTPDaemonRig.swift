@@ -103,7 +103,15 @@ final class HTTPDaemonRig: Sendable {
     var request = HTTPClientRequest(url: base + path)
     request.method = method
     for (name, value) in headers { request.headers.add(name: name, value: value) }
-    if let body { request.body = .bytes(ByteBuffer(string: body)) }
+    if let body {
+      request.body = .bytes(ByteBuffer(string: body))
+      // As a client does: JSON as JSON, a provider's fields as a form, unless the test says otherwise.
+      if !headers.contains(where: { $0.0.lowercased() == "content-type" }) {
+        let json = body.first == "{" || body.first == "[" || body.isEmpty
+        request.headers.add(
+          name: "Content-Type", value: json ? "application/json" : "application/x-www-form-urlencoded")
+      }
+    }
     let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
     let buffer = try await response.body.collect(upTo: 1 << 20)
     return Reply(status: Int(response.status.code), headers: response.headers, body: String(buffer: buffer))

@@ -51,7 +51,9 @@ struct HTTPEndToEndTests {
     let limit = try await rig.send(.GET, "/v1/history?limit=0")
     #expect(
       limit.status == 400 && limit.body.contains(#""field":"limit""#) && limit.body.contains(#""location":"query""#))
-    let large = try await rig.send(.POST, "/v1/push", body: String(repeating: " ", count: 70 * 1_024))
+    let large = try await rig.send(
+      .POST, "/v1/push", body: String(repeating: " ", count: 70 * 1_024),
+      headers: [("Content-Type", "application/json")])
     #expect(large.status == 413 && large.contentType == "application/problem+json")
     let unknown = try await rig.send(.GET, "/v2/calls")
     #expect(unknown.status == 404 && unknown.contentType == "application/problem+json")
@@ -122,6 +124,27 @@ struct HTTPEndToEndTests {
     }
     #expect(bare?.description.contains("without the HTTP API") == true)
     await board.stop()
+  }
+
+  /// A stranger's requests over real HTTP, without a token on loopback: a page that rebinds its name to
+  /// 127.0.0.1 (its name as `Host`), a page on another site (its `Origin`) and a cross-site form post
+  /// (`text/plain`) neither ring the board nor read the history.
+  @Test func strangersFromPagesNeitherRingNorRead() async throws {
+    let rig = try await HTTPDaemonRig.start()
+    let call = #"{"id":"x1","caller":"+14155550101"}"#
+    let rebound = try await rig.send(.GET, "/v1/history", headers: [("Host", "evil.example:\(rig.port)")])
+    #expect(rebound.status == 403 && rebound.contentType == "application/problem+json", "\(rebound.body)")
+    #expect(!rebound.body.contains("calls"))
+    let foreign = try await rig.send(.POST, "/v1/calls", body: call, headers: [("Origin", "http://evil.example")])
+    #expect(foreign.status == 403, "\(foreign.body)")
+    let form = try await rig.send(.POST, "/v1/calls", body: call, headers: [("Content-Type", "text/plain")])
+    #expect(form.status == 415, "\(form.body)")
+    let history = try await rig.send(.GET, "/v1/history")
+    #expect(history.status == 200 && !history.body.contains("x1"), "nothing rang: \(history.body)")
+    // The owner's own requests still work.
+    let own = try await rig.send(.POST, "/v1/calls", body: #"{"id":"x2"}"#, headers: [("Origin", rig.base)])
+    #expect(own.status == 200, "\(own.body)")
+    try await rig.stop()
   }
 
   /// `--http` on a port another program holds: the error names the address and what to do, in words, and

@@ -78,7 +78,10 @@ struct SlowClientTests {
     try await Self.serve(idle: .seconds(3)) { port in
       let descriptor = try Self.connect(port)
       defer { close(descriptor) }
-      Self.send(descriptor, "POST /v1/calls HTTP/1.1\r\nHost: x\r\nContent-Length: 40\r\n\r\n{\"id\":")
+      Self.send(
+        descriptor,
+        "POST /v1/calls HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n{\"id\":"
+      )
       let answer = Self.readAll(descriptor)
       #expect(answer.hasPrefix("HTTP/1.1 408"), "\(answer)")
       #expect(answer.contains("application/problem+json") && answer.contains(#""location":"body""#))
