@@ -55,12 +55,7 @@ struct EventChannelTests {
     let helloSequence = bench.host.sender.nextSequence
     bench.hello()
     // A button press raises BUTTON; its acknowledgements are lost until the channel stalls.
-    bench.hostMuted = true
-    bench.setButtons(1)
-    bench.advance(by: 100)
-    bench.setButtons(0)
-    bench.advance(by: 2_000)
-    bench.hostMuted = false
+    bench.pressWhileTheHostIsDeaf()
     #expect(bench.core.endpoint.sender.isPaused)
     let frames = bench.boardFrames.count
     bench.inject(.hello(Hello()), sequence: helloSequence)
@@ -73,12 +68,7 @@ struct EventChannelTests {
     #expect(bench.core.endpoint.sender.isIdle)
     let leaseSequence = bench.host.sender.nextSequence
     bench.send(.lease(ms: 3_000))
-    bench.hostMuted = true
-    bench.setButtons(1)
-    bench.advance(by: 100)
-    bench.setButtons(0)
-    bench.advance(by: 2_000)
-    bench.hostMuted = false
+    bench.pressWhileTheHostIsDeaf()
     #expect(bench.core.endpoint.sender.isPaused)
     bench.inject(.lease(ms: 3_000), sequence: leaseSequence)
     #expect(bench.core.endpoint.sender.isPaused, "answered from the replay cache: not acted on")
@@ -184,6 +174,16 @@ struct EventChannelTests {
 }
 
 extension Bench {
+  /// A button press whose BUTTON event's acknowledgements are all lost, until the event channel stalls.
+  mutating func pressWhileTheHostIsDeaf() {
+    hostMuted = true
+    setButtons(1)
+    advance(by: 100)
+    setButtons(0)
+    advance(by: 2_000)
+    hostMuted = false
+  }
+
   /// Feeds the core a frame the host endpoint did not send (with the board's nonce), then lets the link settle.
   mutating func inject(_ frame: Frame) {
     var frame = frame

@@ -77,12 +77,7 @@ extension CallAlertCommand {
         } catch {
           throw CommandFailure("\(table): not a CallAlert pattern table: \(error)")
         }
-        if let output {
-          try yaml.write(toFile: output, atomically: true, encoding: .utf8)
-          print("wrote \(output)")
-        } else {
-          print(yaml, terminator: "")
-        }
+        try writePatternFile(yaml, to: output, note: "")
       }
     }
 
@@ -142,13 +137,7 @@ extension CallAlertCommand {
         guard let table = try await readBoardTable(port) else {
           throw CommandFailure("the board has no pattern table")
         }
-        let yaml = try PatternFile.decompile(bytes: table)
-        if let output {
-          try yaml.write(toFile: output, atomically: true, encoding: .utf8)
-          print("wrote \(output) (\(table.count) table bytes)")
-        } else {
-          print(yaml, terminator: "")
-        }
+        try writePatternFile(try PatternFile.decompile(bytes: table), to: output, note: " (\(table.count) table bytes)")
       }
     }
 
@@ -296,6 +285,13 @@ func reportDiagnostics(text: String, file: String, against capabilities: Capabil
   let diagnostics = PatternFile.check(text: text, file: file, against: capabilities)
   for diagnostic in diagnostics { FileHandle.standardError.write(Data("\(diagnostic)\n".utf8)) }
   return !diagnostics.containsErrors
+}
+
+/// A decompiled pattern file: to `output` (saying so, with `note`), or to standard output.
+func writePatternFile(_ yaml: String, to output: String?, note: String) throws {
+  guard let output else { return print(yaml, terminator: "") }
+  try yaml.write(toFile: output, atomically: true, encoding: .utf8)
+  print("wrote \(output)\(note)")
 }
 
 /// Reads a pattern file, naming it when that fails; one over ``PatternFile/maximumBytes`` is refused unread.
