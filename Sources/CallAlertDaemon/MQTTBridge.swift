@@ -203,7 +203,7 @@ public actor MQTTBridge {
     let decoded: MQTTCallMessage.Decoded
     do {
       decoded = try MQTTCallMessage.decode(
-        message.payload, topic: message.topic, topicID: id, retained: message.retained)
+        message.payload, topic: message.topic, topicID: id, retained: message.retained, now: Date())
     } catch {
       logger.warning("mqtt: refused \(error)")
       return

@@ -13,6 +13,15 @@ import Foundation
 public enum MQTTCallMessage {
   /// The message types a call topic carries.
   public static let types = ["call", "hangup", "answered"]
+  /// The largest call message: a call's fields fit in a few hundred bytes, and a 10 MB one was accepted whole
+  /// and shared again, retained, as a missed call.
+  public static let maximumBytes = 4_096
+  /// How far in the future `sent_at` may be (clocks differ a little); a call "sent" in 2036 rang at every
+  /// restart, retained, its cap never counting down.
+  public static let maximumFutureSeconds: Double = 60
+  /// The longest caller number and name, in characters.
+  public static let maximumCallerCharacters = 64
+  public static let maximumNameCharacters = 256
 
   /// What a message means for the engine.
   public enum Decoded: Equatable, Sendable {
@@ -28,11 +37,17 @@ public enum MQTTCallMessage {
   ///   - topicID: the id the topic names.
   ///   - retained: whether the broker sent it from its retained store: such a call must say `sent_at`, or a
   ///     call from last week would ring on every reconnect.
+  ///   - now: the time, against which `sent_at` may not be more than ``maximumFutureSeconds`` ahead.
   /// - Throws: ``InputError`` located at `mqtt:<topic>:1:<column>` with the field.
   public static func decode(
-    _ payload: [UInt8], topic: String, topicID: String, retained: Bool
+    _ payload: [UInt8], topic: String, topicID: String, retained: Bool, now: Date
   ) throws(InputError) -> Decoded {
     if payload.isEmpty { return .cleared }
+    guard payload.count <= maximumBytes else {
+      throw InputError(
+        location: "mqtt:\(topic):1:1", field: "message",
+        message: "the message is \(payload.count) bytes; a call message is at most \(maximumBytes) (4 KiB)")
+    }
     // The topic says it is about a call: a message that leaves "type" out is the call itself.
     let request = try ControlRequest.parse(
       message: payload, types: types, defaultType: "call", source: "mqtt:\(topic)")
@@ -40,6 +55,21 @@ public enum MQTTCallMessage {
     let id: String?
     switch request {
     case .input(.call(let call)):
+      if let sentAt = call.sentAt, sentAt.timeIntervalSince(now) > maximumFutureSeconds {
+        throw InputError(
+          location: "mqtt:\(topic):1:1", field: "sent_at",
+          message: "the call says it was sent \(Int(sentAt.timeIntervalSince(now))) s from now; at most "
+            + "\(Int(maximumFutureSeconds)) s ahead is taken (clocks differ a little); check the sender's clock")
+      }
+      for (field, value, limit) in [
+        ("caller", call.callerNumber, maximumCallerCharacters), ("name", call.callerName, maximumNameCharacters),
+      ] {
+        if let value, value.count > limit {
+          throw InputError(
+            location: "mqtt:\(topic):1:1", field: field,
+            message: "\(value.count) characters; a call message's \(field) is at most \(limit)")
+        }
+      }
       if retained && call.sentAt == nil {
         throw InputError(
           location: "mqtt:\(topic):1:1", field: "sent_at",

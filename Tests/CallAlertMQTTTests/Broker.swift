@@ -136,7 +136,8 @@ final class Broker: Sendable {
   let directory: String
   private let child = Mutex<Child?>(nil)
 
-  init() throws {
+  /// A broker open to anyone, or with `users` (name: password) and an `acl` file's text, anonymous refused.
+  init(users: [String: String] = [:], acl: String? = nil) async throws {
     directory =
       FileManager.default.temporaryDirectory.appendingPathComponent(
         "callalert-mqtt-\(UUID().uuidString.prefix(8))"
@@ -150,13 +151,33 @@ final class Broker: Sendable {
       persistence true
       persistence_location \(directory)/
       \(getuid() == 0 ? "user root" : "")
+      \(acl == nil ? "" : "password_file \(directory)/passwd\nacl_file \(directory)/callalert.acl")
       log_dest stderr
       log_type error
       log_type warning
       log_type notice
       log_type information
       """
-    try config.write(toFile: directory + "/mosquitto.conf", atomically: true, encoding: .utf8)
+    let secured =
+      acl == nil ? config : config.replacingOccurrences(of: "allow_anonymous true", with: "allow_anonymous false")
+    try secured.write(toFile: directory + "/mosquitto.conf", atomically: true, encoding: .utf8)
+    if let acl {
+      try acl.write(toFile: directory + "/callalert.acl", atomically: true, encoding: .utf8)
+      // mosquitto_passwd -b writes one user's hashed password (-c makes the file): the broker's own tool.
+      FileManager.default.createFile(atPath: directory + "/passwd", contents: Data())
+      for (user, password) in users.sorted(by: { $0.key < $1.key }) {
+        let tool = try Child("/usr/bin/mosquitto_passwd", ["-b", directory + "/passwd", user, password])
+        Task { for await _ in tool.lines {} }
+        guard await tool.exit(within: 10) == 0 else { throw BrokerError("mosquitto_passwd \(user) failed") }
+      }
+    }
+  }
+
+  /// Who a publish or subscription logs in as: nil, anonymous.
+  typealias Login = (user: String, password: String)
+
+  private func loginArguments(_ login: Login?) -> [String] {
+    login.map { ["-u", $0.user, "-P", $0.password] } ?? []
   }
 
   /// Starts the broker and waits (bounded) until it says it runs.
@@ -178,8 +199,11 @@ final class Broker: Sendable {
   }
 
   /// Publishes with mosquitto_pub as an independent client, bounded.
-  func publish(_ topic: String, _ payload: String, retain: Bool = false, qos: Int = 1) async throws {
-    var arguments = ["-h", "127.0.0.1", "-p", String(port), "-q", String(qos), "-t", topic, "-m", payload]
+  func publish(
+    _ topic: String, _ payload: String, retain: Bool = false, qos: Int = 1, as login: Login? = nil
+  ) async throws {
+    var arguments =
+      ["-h", "127.0.0.1", "-p", String(port), "-q", String(qos), "-t", topic, "-m", payload] + loginArguments(login)
     if retain { arguments.append("-r") }
     let process = try Child("/usr/bin/mosquitto_pub", arguments)
     Task { for await _ in process.lines {} }
@@ -189,10 +213,11 @@ final class Broker: Sendable {
   }
 
   /// Subscribes with mosquitto_sub (`topic payload` lines, `-v`), bounded by `seconds`; kill it when done.
-  func subscribe(_ topic: String, seconds: Int = 60) throws -> Child {
+  func subscribe(_ topic: String, seconds: Int = 60, as login: Login? = nil) throws -> Child {
     try Child(
       "/usr/bin/mosquitto_sub",
-      ["-h", "127.0.0.1", "-p", String(port), "-q", "1", "-v", "-W", String(seconds), "-t", topic])
+      ["-h", "127.0.0.1", "-p", String(port), "-q", "1", "-v", "-W", String(seconds), "-t", topic]
+        + loginArguments(login))
   }
 
   /// A port for the broker (``LoopbackPorts``).

@@ -35,7 +35,7 @@ struct BrokerEndToEndTests {
   }
 
   @Test func aCallPublishedOnceRingsEveryHostAndARedeliveryNeverRingsTwice() async throws {
-    let broker = try Broker()
+    let broker = try await Broker()
     try await broker.start()
     let upstairs = try await Host.start("upstairs", broker: broker)
     let downstairs = try await Host.start("downstairs", broker: broker)
@@ -74,7 +74,7 @@ struct BrokerEndToEndTests {
   @Test func theDocumentedExampleRingsAndHangsUpAsPasted() async throws {
     let markdown = try documentText("MQTT.md")
     let block = try #require(codeBlocks(markdown, language: "sh").first { $0.heading == "Calls in" })
-    let broker = try Broker()
+    let broker = try await Broker()
     try await broker.start()
     let host = try await Host.start("upstairs", broker: broker)
     try await Self.online(["upstairs"], broker: broker)
@@ -96,7 +96,7 @@ struct BrokerEndToEndTests {
   }
 
   @Test func anAcknowledgementOnOneHostClearsTheMissedCallOnBoth() async throws {
-    let broker = try Broker()
+    let broker = try await Broker()
     try await broker.start()
     let upstairs = try await Host.start("upstairs", broker: broker, cap: "2s")
     let downstairs = try await Host.start("downstairs", broker: broker, cap: "2s")
@@ -130,7 +130,7 @@ struct BrokerEndToEndTests {
   }
 
   @Test func theBrokerRestartedMidCallTheCallRingsWithinItsCapAndOnce() async throws {
-    let broker = try Broker()
+    let broker = try await Broker()
     try await broker.start()
     let host = try await Host.start("upstairs", broker: broker, cap: "20s")
     try await Self.online(["upstairs"], broker: broker)
@@ -163,7 +163,7 @@ struct BrokerEndToEndTests {
   }
 
   @Test func aKilledDaemonsLastWillMarksItOffline() async throws {
-    let broker = try Broker()
+    let broker = try await Broker()
     try await broker.start()
     let directory = try Host.directory("killed")
     let config = directory + "/config.yaml"
@@ -183,7 +183,7 @@ struct BrokerEndToEndTests {
   }
 
   @Test func discoveryIsAnnouncedAndABoardLeavingTheConfigIsRemoved() async throws {
-    let broker = try Broker()
+    let broker = try await Broker()
     try await broker.start()
     let discovery = try broker.subscribe("homeassistant/#", seconds: 60)
     defer { discovery.kill(SIGKILL) }
@@ -233,7 +233,7 @@ struct BrokerEndToEndTests {
   }
 
   @Test func aDaemonStartedBeforeItsBrokerJoinsItWhenItComes() async throws {
-    let broker = try Broker()  // its port chosen, nothing listening yet
+    let broker = try await Broker()  // its port chosen, nothing listening yet
     let host = try await Host.start("early", broker: broker)
     let status = try await Self.status(of: host) { $0.contains(#""state":"failing""#) }
     #expect(status.contains(#""kind":"mqtt""#) && status.contains(#""state":"failing""#), "\(status)")
@@ -246,7 +246,7 @@ struct BrokerEndToEndTests {
   }
 
   @Test func homeAssistantRingsABoardAndSwitchesDoNotDisturbOnEveryHost() async throws {
-    let broker = try Broker()
+    let broker = try await Broker()
     try await broker.start()
     let upstairs = try await Host.start("upstairs", broker: broker, boards: ["desk", "bed"])
     let downstairs = try await Host.start("downstairs", broker: broker)
@@ -273,7 +273,7 @@ struct BrokerEndToEndTests {
   }
 
   @Test func aBoardsButtonIsAnEventForHomeAssistant() async throws {
-    let broker = try Broker()
+    let broker = try await Broker()
     try await broker.start()
     let runners = Mutex<[String: VirtualBoardRunner<ContinuousClock>]>([:])
     let host = try await VirtualBoards.$created.withValue({ name, runner in runners.withLock { $0[name] = runner } }) {
@@ -325,7 +325,7 @@ struct BrokerEndToEndTests {
   }
 
   @Test func doNotDisturbSwitchedOnTheControlSocketReachesTheOtherHostAtOnce() async throws {
-    let broker = try Broker()
+    let broker = try await Broker()
     try await broker.start()
     // A keepalive of a minute: the switch must not wait for the periodic comparison.
     let upstairs = try await Host.start("upstairs", broker: broker, keepalive: "60s")

@@ -76,7 +76,8 @@ struct Host {
   let running: Task<Void, any Error>
 
   static func config(
-    node: String, directory: String, port: Int, boards: [String], cap: String, keepalive: String = "5s"
+    node: String, directory: String, port: Int, boards: [String], cap: String, keepalive: String = "5s",
+    user: String? = nil
   ) -> String {
     """
     cap: \(cap)
@@ -90,6 +91,7 @@ struct Host {
       broker: mqtt://127.0.0.1:\(port)
       node_id: \(node)
       keepalive: \(keepalive)
+    \(user.map { "  user: \($0)\n  password_file: \(directory)/mqtt-password" } ?? "")
 
     """
   }
@@ -103,13 +105,20 @@ struct Host {
   }
 
   static func start(
-    _ node: String, broker: Broker, boards: [String] = ["desk"], cap: String = "20s", keepalive: String = "5s"
+    _ node: String, broker: Broker, boards: [String] = ["desk"], cap: String = "20s", keepalive: String = "5s",
+    login: Broker.Login? = nil
   ) async throws -> Host {
     let directory = try directory(node)
     let path = directory + "/config.yaml"
-    try config(node: node, directory: directory, port: broker.port, boards: boards, cap: cap, keepalive: keepalive)
-      .write(
-        toFile: path, atomically: true, encoding: .utf8)
+    if let login {
+      let secret = directory + "/mqtt-password"
+      try (login.password + "\n").write(toFile: secret, atomically: true, encoding: .utf8)
+      try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: secret)
+    }
+    try config(
+      node: node, directory: directory, port: broker.port, boards: boards, cap: cap, keepalive: keepalive,
+      user: login?.user
+    ).write(toFile: path, atomically: true, encoding: .utf8)
     let events = Lines()
     var options = DaemonOptions(configPath: path, simulate: true, readStandardInput: false)
     options.boardSource = .virtualBoards()

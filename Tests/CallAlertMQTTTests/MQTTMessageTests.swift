@@ -32,21 +32,23 @@ struct MQTTMessageTests {
 
   @Test func aCallMessageIsTheControlProtocolsCall() throws {
     let payload = Array(#"{"type":"call","id":"c1","caller":"+4930123","sent_at":"2026-11-24T10:00:00Z"}"#.utf8)
-    let decoded = try MQTTCallMessage.decode(payload, topic: "callalert/calls/c1", topicID: "c1", retained: true)
+    let decoded = try MQTTCallMessage.decode(
+      payload, topic: "callalert/calls/c1", topicID: "c1", retained: true, now: Date())
     guard case .input(.call(let call)) = decoded else { Issue.record("\(decoded)"); return }
     #expect(call.id == "c1" && call.callerNumber == "+4930123")
     #expect(call.sentAt == Date(timeIntervalSince1970: 1_795_514_400))
     #expect(
       try MQTTCallMessage.decode(
-        Array(#"{"type":"hangup","id":"c1"}"#.utf8), topic: "t/c1", topicID: "c1", retained: false)
+        Array(#"{"type":"hangup","id":"c1"}"#.utf8), topic: "t/c1", topicID: "c1", retained: false, now: Date())
         == .input(.hangup(callID: "c1")))
     #expect(
-      try MQTTCallMessage.decode(Array(#"{"type":"answered"}"#.utf8), topic: "t/c1", topicID: "c1", retained: false)
+      try MQTTCallMessage.decode(
+        Array(#"{"type":"answered"}"#.utf8), topic: "t/c1", topicID: "c1", retained: false, now: Date())
         == .input(.answered(callID: "c1")))
-    #expect(try MQTTCallMessage.decode([], topic: "t/c1", topicID: "c1", retained: true) == .cleared)
+    #expect(try MQTTCallMessage.decode([], topic: "t/c1", topicID: "c1", retained: true, now: Date()) == .cleared)
     // The topic says it is a call: a message that leaves "type" out is one.
     let bare = try MQTTCallMessage.decode(
-      Array(#"{"id":"c1","caller":"+4930123"}"#.utf8), topic: "t/c1", topicID: "c1", retained: false)
+      Array(#"{"id":"c1","caller":"+4930123"}"#.utf8), topic: "t/c1", topicID: "c1", retained: false, now: Date())
     guard case .input(.call(let untyped)) = bare else { Issue.record("\(bare)"); return }
     #expect(untyped.id == "c1" && untyped.callerNumber == "+4930123")
   }
@@ -69,15 +71,44 @@ struct MQTTMessageTests {
       "mqtt:callalert/calls/c1:1:26: callr: unknown field; did you mean 'caller'?"
     ),
     ("garbage", false, "mqtt:callalert/calls/c1:1:1: JSON syntax error"),
+    // Bounds: a 10 MB message was taken whole and shared again, retained; a call "sent" in 2036 rang at every
+    // restart.
+    (
+      #"{"id":"c1","name":""# + String(repeating: "x", count: 5_000) + #""}"#, false,
+      "mqtt:callalert/calls/c1:1:1: message: the message is 5021 bytes; a call message is at most 4096 (4 KiB)"
+    ),
+    (
+      #"{"id":"c1","sent_at":"2036-01-01T00:00:00Z"}"#, true,
+      "mqtt:callalert/calls/c1:1:1: sent_at: the call says it was sent"
+    ),
+    (
+      #"{"id":"c1","name":""# + String(repeating: "x", count: 300) + #""}"#, false,
+      "mqtt:callalert/calls/c1:1:1: name: 300 characters; a call message's name is at most 256"
+    ),
   ])
   func aBadCallMessageIsRefusedWithItsPlace(_ text: String, retained: Bool, expected: String) {
     #expect(throws: InputError.self) {
-      try MQTTCallMessage.decode(Array(text.utf8), topic: "callalert/calls/c1", topicID: "c1", retained: retained)
+      try MQTTCallMessage.decode(
+        Array(text.utf8), topic: "callalert/calls/c1", topicID: "c1", retained: retained, now: Date())
     }
     do {
-      _ = try MQTTCallMessage.decode(Array(text.utf8), topic: "callalert/calls/c1", topicID: "c1", retained: retained)
+      _ = try MQTTCallMessage.decode(
+        Array(text.utf8), topic: "callalert/calls/c1", topicID: "c1", retained: retained, now: Date())
     } catch {
       #expect(error.description.hasPrefix(expected), "\(error)")
+    }
+  }
+
+  /// A clock a little ahead is taken: up to 60 s.
+  @Test func aSentTimeSlightlyAheadIsTaken() throws {
+    let now = Date(timeIntervalSince1970: 1_800_000_000)
+    let ahead = #"{"id":"c1","sent_at":1800000050}"#
+    #expect(throws: Never.self) {
+      try MQTTCallMessage.decode(Array(ahead.utf8), topic: "t/c1", topicID: "c1", retained: true, now: now)
+    }
+    let far = #"{"id":"c1","sent_at":1800000061}"#
+    #expect(throws: InputError.self) {
+      try MQTTCallMessage.decode(Array(far.utf8), topic: "t/c1", topicID: "c1", retained: false, now: now)
     }
   }
 
