@@ -19,8 +19,9 @@ public enum MQTTCallMessage {
   /// How far in the future `sent_at` may be (clocks differ a little); a call "sent" in 2036 rang at every
   /// restart, retained, its cap never counting down.
   public static let maximumFutureSeconds: Double = 60
-  /// The longest caller number and name, in characters.
+  /// The longest caller number, in characters.
   public static let maximumCallerCharacters = 64
+  /// The longest caller name, in characters.
   public static let maximumNameCharacters = 256
 
   /// What a message means for the engine.
