@@ -105,7 +105,10 @@ struct LifecycleTests {
     try folder.write("cap: 25s\nboards:\n  - name: desk\n")
     daemon.signal(SIGHUP)
     #expect(await daemon.waitForError(containing: "config reloaded (SIGHUP): changed cap"), "\(daemon.standardError)")
-    var status = try await folder.request(#"{"type":"status"}"#)
+    // The simulated board may still be connecting on a loaded machine: c1 rings on it once it is there.
+    var status = try await answer(within: 20) { try await folder.request(#"{"type":"status"}"#) } until: {
+      $0.contains(#""id":"c1""#) && $0.contains(#""playing_on":["desk"]"#)
+    }
     #expect(status.contains(#""id":"c1""#) && status.contains(#""playing_on":["desk"]"#), "\(status)")
 
     try folder.write("cap: banana\nboards:\n  - name: desk\n")
