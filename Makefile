@@ -51,10 +51,11 @@ test: deps revision
 	@if [ "$${CALLALERT_SKIP_INSTALL_TESTS:-0}" != 1 ]; then BUILD_CONFIG=debug Tools/scripts/test-install.sh; fi
 
 ## flake-hunt: run the parallel suite N times and the real-time suites N/2 times (REALTIME_N), each failure
-## named with its test and file:line (logs in .build/flake-hunt); LOAD=1 keeps both cores busy meanwhile
+## named with its test and file:line (logs in .build/flake-hunt); LOAD=run loads the machine with a second run
+## of the parallel suite, LOAD=1 with two CPU-bound processes
 N ?= 20
 flake-hunt: deps revision
-	@N=$(N) REALTIME_SUITES='$(REALTIME_SUITES)' Tools/scripts/flake-hunt.sh
+	@N=$(N) LOAD=$(or $(LOAD),0) REALTIME_SUITES='$(REALTIME_SUITES)' Tools/scripts/flake-hunt.sh
 
 ## install: build (release, BUILD_CONFIG=debug for a quick one) and install into $(DESTDIR)$(PREFIX): the binary,
 ## man pages, completions, example config, systemd units, udev rule, sysusers.d (see README "Install")
