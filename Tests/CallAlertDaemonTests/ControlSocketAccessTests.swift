@@ -1,5 +1,6 @@
 import CallAlertControl
 import CallAlertInputs
+import CallAlertTestSupport
 import Foundation
 import Logging
 import Synchronization

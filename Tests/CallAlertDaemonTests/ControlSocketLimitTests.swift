@@ -1,4 +1,5 @@
 import CallAlertControl
+import CallAlertTestSupport
 import Foundation
 import Synchronization
 import Testing

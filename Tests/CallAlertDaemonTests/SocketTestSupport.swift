@@ -134,11 +134,3 @@ final class RawClient: @unchecked Sendable {
 
   func close() { Glibc.close(descriptor) }
 }
-
-/// Runs blocking work on a thread of its own, so the concurrency pool stays free for the server.
-func onThread<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
-  await withCheckedContinuation { done in
-    let thread = Thread { done.resume(returning: work()) }
-    thread.start()
-  }
-}
