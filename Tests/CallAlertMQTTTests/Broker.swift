@@ -26,6 +26,7 @@ final class Child: Sendable {
     posix_spawn_file_actions_adddup2(&actions, fds[1], STDERR_FILENO)
     posix_spawn_file_actions_addclose(&actions, fds[0])
     posix_spawn_file_actions_addclose(&actions, fds[1])
+    TestProcess.closeInheritedDescriptors(&actions)
     var attributes = posix_spawnattr_t()
     posix_spawnattr_init(&attributes)
     defer { posix_spawnattr_destroy(&attributes) }
