@@ -49,6 +49,7 @@ final class ChildProcess: Sendable {
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
     posix_spawn_file_actions_adddup2(&actions, capturingOutput ? fds[1] : STDERR_FILENO, STDOUT_FILENO)
+    Self.closeInheritedDescriptors(&actions)
 
     var attributes = posix_spawnattr_t()
     posix_spawnattr_init(&attributes)
@@ -143,4 +144,18 @@ final class ChildProcess: Sendable {
 /// The text of a system error number, such as `No such file or directory`.
 func systemMessage(_ number: Int32) -> String {
   String(cString: strerror(number))
+}
+
+extension ChildProcess {
+  /// QEMU gets the descriptors 0-2 it is given and nothing else: whatever this process holds without
+  /// close-on-exec (a socket a library opened, a test's server connection) would otherwise stay open in QEMU
+  /// for as long as it runs, and a connection its owner closed would not end. glibc's
+  /// `posix_spawn_file_actions_addclosefrom_np` (2.34), looked up at run time: Glibc's module does not export it.
+  static func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) {
+    #if canImport(Glibc)
+      typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, CInt) -> CInt
+      guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else { return }
+      _ = unsafeBitCast(symbol, to: AddCloseFrom.self)(&actions, 3)
+    #endif
+  }
 }
