@@ -15,6 +15,7 @@ public struct HTTPListenError: Error, CustomStringConvertible, Sendable {
   /// Why not, with what to do.
   public let reason: String
 
+  /// The whole message, as the daemon logs it and stops with.
   public var description: String { "http: cannot listen on \(address): \(reason)" }
 
   /// The error for `error`, thrown when binding `host`:`port`.

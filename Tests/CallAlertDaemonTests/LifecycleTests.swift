@@ -106,7 +106,9 @@ struct LifecycleTests {
     daemon.signal(SIGHUP)
     #expect(await daemon.waitForError(containing: "config reloaded (SIGHUP): changed cap"), "\(daemon.standardError)")
     // The simulated board may still be connecting on a loaded machine: c1 rings on it once it is there.
-    var status = try await answer(within: 20) { try await folder.request(#"{"type":"status"}"#) } until: {
+    var status = try await answer(within: 20) {
+      try await folder.request(#"{"type":"status"}"#)
+    } until: {
       $0.contains(#""id":"c1""#) && $0.contains(#""playing_on":["desk"]"#)
     }
     #expect(status.contains(#""id":"c1""#) && status.contains(#""playing_on":["desk"]"#), "\(status)")
