@@ -29,7 +29,7 @@ public struct RequestOriginPolicy: Sendable {
   ) -> ProblemDocument? {
     let hostName = host.map(Self.name(ofHost:))
     if !tokenConfigured, path != "/healthz" {
-      guard let hostName, Self.isLoopback(hostName) || allowedHosts.contains(hostName) else {
+      guard let hostName, HTTPListenAddress.isLoopback(hostName) || allowedHosts.contains(hostName) else {
         return ProblemDocument(
           "forbidden-host", title: "Forbidden", status: 403,
           detail: "Host '\(host.map { DisplayText.excerpt($0) } ?? "")' is not a name of this server: without "
@@ -74,11 +74,4 @@ public struct RequestOriginPolicy: Sendable {
     return text
   }
 
-  /// 127.0.0.0/8, ::1 and localhost.
-  static func isLoopback(_ name: String) -> Bool {
-    if name == "localhost" || name == "::1" || name == "0:0:0:0:0:0:0:1" { return true }
-    let parts = name.split(separator: ".", omittingEmptySubsequences: false)
-    guard parts.count == 4, parts.allSatisfy({ UInt8($0) != nil }) else { return false }
-    return parts[0] == "127"
-  }
 }

@@ -45,8 +45,14 @@ public struct HTTPListenAddress: Equatable, Sendable, CustomStringConvertible {
   }
 
   /// Whether only this machine can reach it (127.0.0.0/8, ::1, localhost).
-  public var isLoopback: Bool {
-    host == "localhost" || host == "::1" || host.hasPrefix("127.")
+  public var isLoopback: Bool { Self.isLoopback(host) }
+
+  /// Whether `name` is `localhost`, `::1` or an IPv4 literal in 127.0.0.0/8; a name that merely starts with
+  /// `127.` (`127.0.0.1.example.org`, which anyone can point anywhere) is not.
+  public static func isLoopback(_ name: String) -> Bool {
+    if name == "localhost" || name == "::1" || name == "0:0:0:0:0:0:0:1" { return true }
+    let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+    return parts.count == 4 && parts.allSatisfy { UInt8($0) != nil } && parts[0] == "127"
   }
 
   /// `127.0.0.1:8080`, `[::1]:8080`.
