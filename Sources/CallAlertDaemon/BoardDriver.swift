@@ -166,11 +166,12 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
           ? " (the line carried \(noise) bytes that decoded to no frame: a wrong baud rate, or not a CallAlert board?)"
           : ""
         let delay = backoff.next()
-        problem = "\(error)\(hint)"
+        let reason = "\(error)\(hint)"
+        problem = reason
         // Once, and again when the reason changes; every retry only at debug level.
         logger.log(
-          level: unavailable.isNew("\(error)\(hint)") ? .notice : .debug,
-          "board \(name) not available: \(error)\(hint); retrying in \(delay)")
+          level: unavailable.isNew(reason) ? .notice : .debug,
+          "board \(name) not available: \(reason); retrying in \(delay)")
         do { try await clock.sleep(for: delay, tolerance: nil) } catch { return nil }
       }
     }
