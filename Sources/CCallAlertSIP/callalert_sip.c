@@ -2,7 +2,9 @@
 #define _GNU_SOURCE  // pthread_setname_np
 #include "callalert_sip.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netdb.h>
 #include <stdarg.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -21,6 +23,7 @@ struct callalert_sip_account_state;
 #define NUA_MAGIC_T struct callalert_sip_account_state
 #define NUA_HMAGIC_T struct callalert_sip_call
 
+#include <sofia-sip/msg_addr.h>
 #include <sofia-sip/msg_header.h>
 #include <sofia-sip/nua.h>
 #include <sofia-sip/nua_tag.h>
@@ -33,18 +36,25 @@ struct callalert_sip_account_state;
 #include <sofia-sip/su_wait.h>
 #include <sofia-sip/tport_tag.h>
 
-/// A command written to the loop's pipe by another thread.
+/// A command written to the loop's pipe by another thread; `call_id` (COMMAND_ANSWER) is the loop's to free.
 typedef struct command {
   int op;
   int account;
+  int status;
+  char *call_id;
 } command;
 
-enum { COMMAND_REGISTER = 1, COMMAND_STOP = 2 };
+enum { COMMAND_REGISTER = 1, COMMAND_STOP = 2, COMMAND_ANSWER = 3 };
 
-/// An incoming call's handle context: what a later event needs to name the call.
+/// An incoming call's handle context: what a later event needs to name the call, in its account's list so a
+/// final answer can find it.
 struct callalert_sip_call {
   char *call_id;
   int cancelled;
+  int answered;          // a final answer was sent
+  char *bye_source;      // who sent the BYE that ended it, if one did
+  nua_handle_t *nh;
+  struct callalert_sip_call *next, *previous;
 };
 
 struct callalert_sip_account_state {
@@ -57,6 +67,7 @@ struct callalert_sip_account_state {
   nua_handle_t *registration;
   int authentications;  // digest answers sent for the current REGISTER; a second 401 means refused
   int shut_down;
+  struct callalert_sip_call *calls;  // pending INVITEs, newest first
 };
 
 struct callalert_sip_stack {
@@ -71,6 +82,17 @@ struct callalert_sip_stack {
 };
 
 static char *copy(const char *text) { return text ? strdup(text) : NULL; }
+
+/// The numeric address the current message (request or response) came from, written to `buffer`; NULL when
+/// the stack does not know it.
+static const char *current_source(nua_t *nua, char *buffer, size_t size) {
+  msg_t *msg = nua_current_request(nua);
+  su_addrinfo_t *info = msg ? msg_addrinfo(msg) : NULL;
+  if (!info || !info->ai_addr || info->ai_addrlen == 0) return NULL;
+  if (getnameinfo(info->ai_addr, (socklen_t)info->ai_addrlen, buffer, (socklen_t)size, NULL, 0, NI_NUMERICHOST) != 0)
+    return NULL;
+  return buffer;
+}
 
 static void emit(struct callalert_sip_account_state *account, callalert_sip_event *event) {
   event->account = account->index;
@@ -125,7 +147,7 @@ callalert_sip_stack *callalert_sip_stack_create(const callalert_sip_account *acc
 }
 
 static void send_command(callalert_sip_stack *stack, int op, int account) {
-  command c = {op, account};
+  command c = {op, account, 0, NULL};
   ssize_t written;
   do {
     written = write(stack->pipe_write, &c, sizeof c);
@@ -137,6 +159,17 @@ void callalert_sip_stack_register(callalert_sip_stack *stack, int account) {
 }
 
 void callalert_sip_stack_stop(callalert_sip_stack *stack) { send_command(stack, COMMAND_STOP, -1); }
+
+void callalert_sip_stack_answer(callalert_sip_stack *stack, int account, const char *call_id, int status) {
+  if (!call_id) return;
+  command c = {COMMAND_ANSWER, account, status, strdup(call_id)};
+  if (!c.call_id) return;
+  ssize_t written;
+  do {
+    written = write(stack->pipe_write, &c, sizeof c);
+  } while (written < 0 && errno == EINTR);
+  if (written != (ssize_t)sizeof c) free(c.call_id);
+}
 
 void callalert_sip_stack_destroy(callalert_sip_stack *stack) {
   if (!stack) return;
@@ -198,8 +231,8 @@ static int authenticate(struct callalert_sip_account_state *a, nua_handle_t *nh,
   return 1;
 }
 
-static void registered(struct callalert_sip_account_state *a, int status, char const *phrase, nua_handle_t *nh,
-                       sip_t const *sip) {
+static void registered(struct callalert_sip_account_state *a, nua_t *nua, int status, char const *phrase,
+                       nua_handle_t *nh, sip_t const *sip) {
   if (nh != a->registration) return;  // a handle replaced by a new attempt
   if (status < 200) return;
   if ((status == 401 || status == 407) && authenticate(a, nh, sip)) return;
@@ -208,6 +241,8 @@ static void registered(struct callalert_sip_account_state *a, int status, char c
   event.kind = CALLALERT_SIP_REGISTERED;
   event.status = status;
   event.phrase = phrase;
+  char source[INET6_ADDRSTRLEN];
+  event.source = current_source(nua, source, sizeof source);
   if (status < 300) {
     a->authentications = 0;  // the refreshes NUA sends are challenged afresh
     event.expires = a->expires;
@@ -225,10 +260,12 @@ static void registered(struct callalert_sip_account_state *a, int status, char c
 
 static const char *user_of(url_t const *url) { return url ? url->url_user : NULL; }
 
-static void invited(struct callalert_sip_account_state *a, nua_handle_t *nh, sip_t const *sip) {
+static void invited(struct callalert_sip_account_state *a, nua_t *nua, nua_handle_t *nh, sip_t const *sip) {
   callalert_sip_event event;
   memset(&event, 0, sizeof event);
   event.kind = CALLALERT_SIP_INVITE;
+  char source[INET6_ADDRSTRLEN];
+  event.source = current_source(nua, source, sizeof source);
   if (!sip || !sip->sip_call_id) {
     nua_respond(nh, SIP_400_BAD_REQUEST, TAG_END());
     return;
@@ -255,6 +292,10 @@ static void invited(struct callalert_sip_account_state *a, nua_handle_t *nh, sip
   struct callalert_sip_call *call = calloc(1, sizeof *call);
   if (call) {
     call->call_id = strdup(event.call_id);
+    call->nh = nh;
+    call->next = a->calls;
+    if (a->calls) a->calls->previous = call;
+    a->calls = call;
     nua_handle_bind(nh, call);
   }
   event.account = a->index;
@@ -262,15 +303,34 @@ static void invited(struct callalert_sip_account_state *a, nua_handle_t *nh, sip
   if (answer <= 100 || answer > 699) answer = 180;
   // Never a 2xx: the extension rings, it does not take the call.
   if (answer >= 200 && answer < 300) answer = 180;
+  if (call && answer >= 300) call->answered = 1;
   nua_respond(nh, answer, sip_status_phrase(answer) ? sip_status_phrase(answer) : "Ringing", TAG_END());
 }
 
-static void cancelled(struct callalert_sip_account_state *a, nua_handle_t *nh, struct callalert_sip_call *call,
+/// A final answer for every pending copy of a call (the cap passed, say).
+static void answer_call(struct callalert_sip_account_state *a, const char *call_id, int status) {
+  if (status < 300 || status > 699) return;
+  for (struct callalert_sip_call *call = a->calls; call; call = call->next) {
+    if (call->cancelled || call->answered || !call->call_id || strcmp(call->call_id, call_id) != 0) continue;
+    call->answered = 1;
+    nua_respond(call->nh, status, sip_status_phrase(status) ? sip_status_phrase(status) : "Unavailable", TAG_END());
+  }
+}
+
+static void bye_received(nua_t *nua, struct callalert_sip_call *call) {
+  char source[INET6_ADDRSTRLEN];
+  const char *address = current_source(nua, source, sizeof source);
+  if (!call || call->bye_source) return;
+  call->bye_source = strdup(address ? address : "");
+}
+
+static void cancelled(struct callalert_sip_account_state *a, nua_t *nua, struct callalert_sip_call *call,
                       sip_t const *sip) {
-  (void)nh;
   callalert_sip_event event;
   memset(&event, 0, sizeof event);
   event.kind = CALLALERT_SIP_CANCEL;
+  char source[INET6_ADDRSTRLEN];
+  event.source = current_source(nua, source, sizeof source);
   event.call_id = call ? call->call_id : (sip && sip->sip_call_id ? sip->sip_call_id->i_id : NULL);
   if (sip) {
     for (sip_reason_t const *reason = sip->sip_reason; reason; reason = reason->re_next) {
@@ -296,10 +356,14 @@ static void state_changed(struct callalert_sip_account_state *a, int status, cha
     event.status = status;
     event.phrase = phrase;
     event.call_id = call->call_id;
+    event.source = call->bye_source;
     emit(a, &event);
   }
   nua_handle_bind(nh, NULL);
+  if (call->previous) call->previous->next = call->next; else a->calls = call->next;
+  if (call->next) call->next->previous = call->previous;
   free(call->call_id);
+  free(call->bye_source);
   free(call);
   nua_handle_destroy(nh);
 }
@@ -316,19 +380,21 @@ static void maybe_finish(struct callalert_sip_stack *stack) {
 static void event_callback(nua_event_t event, int status, char const *phrase, nua_t *nua,
                            struct callalert_sip_account_state *a, nua_handle_t *nh, struct callalert_sip_call *call,
                            sip_t const *sip, tagi_t tags[]) {
-  (void)nua;
   if (!a) return;
   switch (event) {
     case nua_r_register:
-      registered(a, status, phrase, nh, sip);
+      registered(a, nua, status, phrase, nh, sip);
       break;
     case nua_r_unregister:
       break;
     case nua_i_invite:
-      invited(a, nh, sip);
+      invited(a, nua, nh, sip);
       break;
     case nua_i_cancel:
-      cancelled(a, nh, call, sip);
+      cancelled(a, nua, call, sip);
+      break;
+    case nua_i_bye:
+      bye_received(nua, call);
       break;
     case nua_i_state:
       state_changed(a, status, phrase, nh, call, tags);
@@ -387,7 +453,10 @@ static int pipe_readable(struct callalert_sip_stack *stack, su_wait_t *wait, str
       begin_stop(stack);
     } else if (c.op == COMMAND_REGISTER && c.account >= 0 && c.account < stack->count && !stack->stopping) {
       start_registration(&stack->accounts[c.account]);
+    } else if (c.op == COMMAND_ANSWER && c.account >= 0 && c.account < stack->count) {
+      answer_call(&stack->accounts[c.account], c.call_id, c.status);
     }
+    free(c.call_id);
   }
   return 0;
 }

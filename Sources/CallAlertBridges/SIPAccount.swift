@@ -45,6 +45,10 @@ public struct SIPAccount: Equatable, Sendable {
   /// Which INVITEs ring which boards with which pattern, by the called number (To or Request-URI user) and
   /// the caller; the first that matches wins. Empty: every call rings with the pattern rules' choice.
   public var rules: [BridgeFilter]
+  /// The sources besides the registrar that may send INVITE, CANCEL and BYE (an outbound proxy, a second PBX
+  /// node, or in direct mode the peers that call it); everything else is refused with 403. Their
+  /// P-Asserted-Identity and Remote-Party-ID are believed (RFC 3325's trust domain).
+  public var trusted: [AddressRange]
 
   /// The default registration lifetime.
   public static let defaultExpirySeconds = 600
@@ -57,7 +61,7 @@ public struct SIPAccount: Equatable, Sendable {
     passwordFile: String? = nil, transport: SIPTransport = .udp, expirySeconds: Int = SIPAccount.defaultExpirySeconds,
     outboundProxy: String? = nil, localAddress: String? = nil, localPort: Int? = nil,
     keepaliveSeconds: Int = SIPAccount.defaultKeepaliveSeconds, verifyTLS: Bool = true,
-    certificateDirectory: String? = nil, rules: [BridgeFilter] = []
+    certificateDirectory: String? = nil, rules: [BridgeFilter] = [], trusted: [AddressRange] = []
   ) {
     self.name = name
     self.registrar = registrar
@@ -74,6 +78,7 @@ public struct SIPAccount: Equatable, Sendable {
     self.verifyTLS = verifyTLS
     self.certificateDirectory = certificateDirectory
     self.rules = rules
+    self.trusted = trusted
   }
 
   /// The address of record: `sip:201@pbx.example.com` (`sips:` over TLS).

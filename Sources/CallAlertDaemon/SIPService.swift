@@ -38,7 +38,8 @@ struct SIPService<C: Clock>: Service where C.Duration == Duration {
       for source in changed { announce(source) }
     }
     extensions = SIPRingExtension(
-      accounts: configuration.sipAccounts, region: configuration.engine.defaultRegion, clock: clock,
+      accounts: configuration.sipAccounts, region: configuration.engine.defaultRegion,
+      ringLimit: .milliseconds(Int64(clamping: configuration.engine.capMs)), clock: clock,
       deliver: { input in
         for event in await service.submit(input) {
           if case .ignored(let id, let reason) = event {

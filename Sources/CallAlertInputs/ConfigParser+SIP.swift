@@ -12,7 +12,7 @@ extension ConfigParser {
   /// The keys of an account.
   static let sipAccountKeys = [
     "name", "registrar", "domain", "user", "auth_user", "password_file", "transport", "expiry", "outbound_proxy",
-    "local_address", "local_port", "keepalive", "verify_tls", "ca_directory", "rules",
+    "local_address", "local_port", "keepalive", "verify_tls", "ca_directory", "rules", "trusted",
   ]
 
   /// Reads the section; nil (with errors recorded) when any account is wrong. `sourceNames` are the `sources:`
@@ -166,6 +166,31 @@ extension ConfigParser {
           + "INVITEs sent straight to it")
       valid = false
     }
+    var trusted: [AddressRange] = []
+    if let node = fields.value("trusted") {
+      if let items = stringList(node, "\(path).trusted", example: "[192.0.2.10, 198.51.100.0/24]") {
+        for (index, item) in items.enumerated() {
+          if let range = AddressRange(parsing: item.text) {
+            trusted.append(range)
+          } else {
+            error(
+              item.node, "\(path).trusted[\(index)]",
+              "'\(DisplayText.excerpt(item.text))' is not an IP address or CIDR block such as 192.0.2.10 or "
+                + "192.0.2.0/24 (names are not resolved here: a name's addresses can change)")
+            valid = false
+          }
+        }
+      } else {
+        valid = false
+      }
+    }
+    if registrar == nil, trusted.isEmpty, valid {
+      error(
+        fields.value("trusted") ?? item, "\(path).trusted",
+        "an account without 'registrar:' answers INVITEs sent straight to it, so it must say whose: list them in "
+          + "'trusted:' (addresses or CIDR blocks, e.g. [192.0.2.10]); every other sender gets 403")
+      valid = false
+    }
     var rules: [BridgeFilter] = []
     if let node = fields.value("rules") {
       if let read = filters(node, "\(path).rules", region: region, boardNames: boardNames) {
@@ -186,6 +211,6 @@ extension ConfigParser {
       name: name, registrar: registrar, domain: domain, user: user, authUser: authUser, passwordFile: passwordFile,
       transport: transport, expirySeconds: expiry, outboundProxy: outboundProxy, localAddress: localAddress,
       localPort: localPort, keepaliveSeconds: keepalive, verifyTLS: verifyTLS,
-      certificateDirectory: certificateDirectory, rules: rules)
+      certificateDirectory: certificateDirectory, rules: rules, trusted: trusted)
   }
 }

@@ -3,8 +3,10 @@ import CallAlertEngine
 import Synchronization
 
 /// The config's SIP accounts as ring extensions: registered and kept registered (NUA refreshes before expiry;
-/// after a failure, another attempt after ``ReconnectBackoff``'s wait), INVITEs answered 180 and turned into
-/// the engine's inputs in the order they came, each account's health kept for `callalert status`.
+/// after a failure, another attempt after ``ReconnectBackoff``'s wait), INVITEs from the registrar or a
+/// trusted source answered 180 and turned into the engine's inputs in the order they came (anyone else's
+/// refused 403, see ``SIPCallTracker``), every INVITE given a final answer at the latest once the cap passed,
+/// each account's health kept for `callalert status`.
 public final class SIPRingExtension<C: Clock>: Sendable where C.Duration == Duration {
   /// Something worth a log line, for the daemon to write under the account's name.
   public struct Report: Equatable, Sendable {
@@ -32,11 +34,15 @@ public final class SIPRingExtension<C: Clock>: Sendable where C.Duration == Dura
     var backoff = ReconnectBackoff()
     var nextAttempt: C.Instant?
     var registers: Bool
+    /// The tracker's deadlines a wait is already set for.
+    var waits: Set<UInt64> = []
   }
 
   /// The accounts, in the config's order.
   public let accounts: [SIPAccount]
   private let clock: C
+  /// The tracker's `now` is milliseconds since this instant.
+  private let start: C.Instant
   private let deliver: @Sendable (EngineInput) async -> Void
   private let report: @Sendable (Report) -> Void
   private let slots: Mutex<[Slot]>
@@ -44,20 +50,24 @@ public final class SIPRingExtension<C: Clock>: Sendable where C.Duration == Dura
   /// Creates the extensions; nothing is sent until ``run()``.
   ///
   /// - Parameters:
+  ///   - ringLimit: how long an INVITE may ring before its final answer (480): the engine's cap.
   ///   - deliver: takes the engine's inputs, one at a time, in the order the calls' events came.
   ///   - report: takes what is worth a log line; called on the SIP thread, so it must not block.
   public init(
-    accounts: [SIPAccount], region: String, clock: C, deliver: @escaping @Sendable (EngineInput) async -> Void,
-    report: @escaping @Sendable (Report) -> Void
+    accounts: [SIPAccount], region: String, ringLimit: Duration = .seconds(30), clock: C,
+    deliver: @escaping @Sendable (EngineInput) async -> Void, report: @escaping @Sendable (Report) -> Void
   ) {
     self.accounts = accounts
     self.clock = clock
+    start = clock.now
+    let ringLimitMs = UInt64(Self.milliseconds(ringLimit))
     self.deliver = deliver
     self.report = report
     slots = Mutex(
       accounts.map {
         Slot(
-          tracker: SIPCallTracker(account: $0, region: region), health: BridgeHealth(state: .connecting),
+          tracker: SIPCallTracker(account: $0, region: region, ringLimitMs: ringLimitMs),
+          health: BridgeHealth(state: .connecting),
           registers: $0.registrar != nil)
       })
   }
@@ -102,17 +112,33 @@ public final class SIPRingExtension<C: Clock>: Sendable where C.Duration == Dura
     }
     let (inputs, inputSink) = AsyncStream.makeStream(of: EngineInput.self)
     let (retries, retrySink) = AsyncStream.makeStream(of: (account: Int, delay: Duration).self)
+    let (deadlines, deadlineSink) = AsyncStream.makeStream(of: (account: Int, at: UInt64).self)
     guard
       let stack = SIPStack(
         accounts: stackAccounts,
-        handler: { [self] event in handle(event, inputs: inputSink, retries: retrySink) })
+        handler: { [self] event in
+          handle(event, inputs: inputSink, retries: retrySink, deadlines: deadlineSink)
+        })
     else {
       for index in accounts.indices { fail(index, reason: "the SIP stack could not be created", retryIn: nil) }
       return
     }
     let deliver = deliver
     let clock = clock
+    let start = start
     await withTaskGroup(of: Void.self) { group in
+      group.addTask { [self] in
+        await withTaskGroup(of: Void.self) { waits in
+          for await deadline in deadlines {
+            waits.addTask { [self] in
+              let instant = start.advanced(by: .milliseconds(Int64(clamping: deadline.at)))
+              guard (try? await clock.sleep(until: instant, tolerance: nil)) != nil else { return }
+              expire(deadline.account, waitFor: deadline.at, stack: stack, inputs: inputSink, deadlines: deadlineSink)
+            }
+          }
+          waits.cancelAll()
+        }
+      }
       group.addTask {
         for await input in inputs { await deliver(input) }
       }
@@ -132,13 +158,47 @@ public final class SIPRingExtension<C: Clock>: Sendable where C.Duration == Dura
       }
       inputSink.finish()
       retrySink.finish()
+      deadlineSink.finish()
     }
+  }
+
+  /// A deadline of an account's tracker came: the final answers due, and the next wait.
+  private func expire(
+    _ index: Int, waitFor deadline: UInt64, stack: SIPStack, inputs: AsyncStream<EngineInput>.Continuation,
+    deadlines: AsyncStream<(account: Int, at: UInt64)>.Continuation
+  ) {
+    let now = milliseconds()
+    let (decision, next) = slots.withLock { slots in
+      slots[index].waits.remove(deadline)
+      let decision = slots[index].tracker.expire(now: now)
+      return (decision, scheduleNext(&slots[index]))
+    }
+    for answer in decision.finalAnswers { stack.answer(account: index, callID: answer.callID, status: answer.status) }
+    for input in decision.inputs { inputs.yield(input) }
+    if let next { deadlines.yield((index, next)) }
+    if let note = decision.note { say(index, .info, note) }
+  }
+
+  /// The tracker's next deadline when no wait is set for it yet (it then is).
+  private func scheduleNext(_ slot: inout Slot) -> UInt64? {
+    guard let next = slot.tracker.nextDeadline, !slot.waits.contains(next) else { return nil }
+    slot.waits.insert(next)
+    return next
+  }
+
+  /// Milliseconds since ``start``, the tracker's `now`.
+  private func milliseconds() -> UInt64 { UInt64(Self.milliseconds(start.duration(to: clock.now))) }
+
+  private static func milliseconds(_ duration: Duration) -> Int64 {
+    let (seconds, attoseconds) = duration.components
+    return max(0, seconds * 1_000 + attoseconds / 1_000_000_000_000_000)
   }
 
   /// One event of the stack, on the SIP thread: the answer to an INVITE, the health, the log.
   private func handle(
     _ event: SIPStackEvent, inputs: AsyncStream<EngineInput>.Continuation,
-    retries: AsyncStream<(account: Int, delay: Duration)>.Continuation
+    retries: AsyncStream<(account: Int, delay: Duration)>.Continuation,
+    deadlines: AsyncStream<(account: Int, at: UInt64)>.Continuation
   ) -> Int {
     switch event {
     case .started(let index, let address):
@@ -153,9 +213,10 @@ public final class SIPRingExtension<C: Clock>: Sendable where C.Duration == Dura
       )
     case .startFailed(let index, let reason):
       fail(index, reason: reason, retryIn: nil)
-    case .registered(let index, let status, let phrase, let expires):
+    case .registered(let index, let status, let phrase, let expires, let source):
       if (200..<300).contains(status) {
         let first = slots.withLock { slots in
+          if let source { slots[index].tracker.trustRegistrar(at: source) }
           defer {
             slots[index].health = BridgeHealth(state: .connected)
             slots[index].backoff.reset()
@@ -172,9 +233,17 @@ public final class SIPRingExtension<C: Clock>: Sendable where C.Duration == Dura
         retries.yield((index, delay))
       }
     case .call(let index, let callEvent):
-      let decision = slots.withLock { $0[index].tracker.handle(callEvent) }
+      let now = milliseconds()
+      let (decision, next) = slots.withLock { slots in
+        let decision = slots[index].tracker.handle(callEvent, now: now)
+        return (decision, scheduleNext(&slots[index]))
+      }
       for input in decision.inputs { inputs.yield(input) }
-      if let note = decision.note { say(index, decision.answer.map { $0 >= 300 } == true ? .notice : .info, note) }
+      if let next { deadlines.yield((index, next)) }
+      if let note = decision.note {
+        let refused = decision.answer.map { $0 >= 300 } == true || (decision.answer == nil && decision.inputs.isEmpty)
+        say(index, refused ? .notice : .info, note)
+      }
       return decision.answer ?? 180
     case .error(let index, let status, let phrase):
       say(index, .warning, "the SIP stack reports \(status) \(phrase)")

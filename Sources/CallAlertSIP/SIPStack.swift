@@ -8,8 +8,9 @@ enum SIPStackEvent: Equatable, Sendable {
   case started(account: Int, address: String)
   /// An account's user agent could not be created.
   case startFailed(account: Int, reason: String)
-  /// A REGISTER's final answer (or a local failure: 408, 503); `expires` on success.
-  case registered(account: Int, status: Int, phrase: String, expires: Int)
+  /// A REGISTER's final answer (or a local failure: 408, 503); `expires` on success; `source` the address
+  /// the answer came from (the registrar, or the outbound proxy in front of it).
+  case registered(account: Int, status: Int, phrase: String, expires: Int, source: String?)
   /// A call's event.
   case call(account: Int, SIPCallEvent)
   /// An error the stack reports.
@@ -118,6 +119,11 @@ final class SIPStack: Sendable {
   /// Asks the loop to register one account again (after a failure's backoff). Safe from any thread.
   func register(account: Int) { callalert_sip_stack_register(stack, Int32(account)) }
 
+  /// Asks the loop to give every pending copy of a call a final answer. Safe from any thread.
+  func answer(account: Int, callID: String, status: Int) {
+    callalert_sip_stack_answer(stack, Int32(account), callID, Int32(status))
+  }
+
   /// Asks the loop to unregister, shut down and return. Safe from any thread.
   func stop() { callalert_sip_stack_stop(stack) }
 
@@ -139,7 +145,9 @@ extension SIPStackEvent {
     case CALLALERT_SIP_STARTED: self = .started(account: account, address: phrase)
     case CALLALERT_SIP_START_FAILED: self = .startFailed(account: account, reason: phrase)
     case CALLALERT_SIP_REGISTERED:
-      self = .registered(account: account, status: Int(event.status), phrase: phrase, expires: Int(event.expires))
+      self = .registered(
+        account: account, status: Int(event.status), phrase: phrase, expires: Int(event.expires),
+        source: text(event.source))
     case CALLALERT_SIP_INVITE:
       guard let callID = text(event.call_id) else { return nil }
       self = .call(
@@ -150,14 +158,19 @@ extension SIPStackEvent {
             fromDisplay: text(event.from_display), assertedUser: text(event.asserted_user),
             assertedDisplay: text(event.asserted_display), remotePartyUser: text(event.remote_party_user),
             remotePartyDisplay: text(event.remote_party_display), toUser: text(event.to_user),
-            requestUser: text(event.request_user))))
+            requestUser: text(event.request_user), source: text(event.source))))
     case CALLALERT_SIP_CANCEL:
       guard let callID = text(event.call_id) else { return nil }
       self = .call(
-        account: account, .cancel(callID: callID, reasonCause: event.reason_cause == 0 ? nil : Int(event.reason_cause)))
+        account: account,
+        .cancel(
+          callID: callID, reasonCause: event.reason_cause == 0 ? nil : Int(event.reason_cause),
+          source: text(event.source)))
     case CALLALERT_SIP_TERMINATED:
       guard let callID = text(event.call_id) else { return nil }
-      self = .call(account: account, .terminated(callID: callID, status: Int(event.status)))
+      self = .call(
+        account: account,
+        .terminated(callID: callID, status: Int(event.status), byeSource: text(event.source)))
     case CALLALERT_SIP_ERROR: self = .error(account: account, status: Int(event.status), phrase: phrase)
     case CALLALERT_SIP_LOG: self = .log(phrase)
     default: return nil

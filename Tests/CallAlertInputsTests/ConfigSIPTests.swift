@@ -94,6 +94,22 @@ import Testing
       "config.yaml:7:13: sip.accounts[0].name: account name 'pbx' is already the name of a source in 'sources:'"
     ),
     (
+      "sip:\n  accounts:\n    - name: direct\n      user: \"290\"\n      local_address: 127.0.0.1\n",
+      "config.yaml:3:7: sip.accounts[0].trusted: an account without 'registrar:' answers INVITEs sent straight to it, so it must say whose"
+    ),
+    (
+      "sip:\n  accounts:\n    - name: direct\n      user: \"290\"\n      local_address: 127.0.0.1\n      trusted: []\n",
+      "config.yaml:6:16: sip.accounts[0].trusted: an account without 'registrar:'"
+    ),
+    (
+      "sip:\n  accounts:\n    - name: pbx\n      registrar: pbx\n      user: \"290\"\n      trusted: [10.0.0.1, pbx2.local, 10.0.0.0/33]\n",
+      "config.yaml:6:27: sip.accounts[0].trusted[1]: 'pbx2.local' is not an IP address or CIDR block"
+    ),
+    (
+      "sip:\n  accounts:\n    - name: pbx\n      registrar: pbx\n      user: \"290\"\n      trusted: [10.0.0.0/33]\n",
+      "config.yaml:6:17: sip.accounts[0].trusted[0]: '10.0.0.0/33' is not an IP address or CIDR block"
+    ),
+    (
       "sip:\n  acounts: []\n",
       "config.yaml:2:3: sip.acounts: unknown key 'acounts' in sip; did you mean 'accounts'?"
     ),
@@ -101,5 +117,42 @@ import Testing
   func aMistakeIsAnErrorAtItsPlace(yaml: String, expected: String) {
     let errors = Self.errors(yaml)
     #expect(errors.contains { $0.hasPrefix(expected) }, "\(errors)")
+  }
+  @Test func trustedSourcesAreAddressesAndBlocks() throws {
+    let config = try Self.parse(
+      "sip:\n  accounts:\n    - name: direct\n      user: \"290\"\n      local_address: 127.0.0.1\n"
+        + "      trusted: [127.0.0.1, 192.168.178.0/24, \"2001:db8::/32\"]\n")
+    #expect(config.sipAccounts[0].trusted.map(\.description) == ["127.0.0.1", "192.168.178.0/24", "2001:db8::/32"])
+  }
+}
+
+/// Addresses and CIDR blocks as a SIP account's `trusted:` takes them.
+@Suite struct AddressRangeTests {
+  @Test func blocksContainTheirAddressesOnly() throws {
+    let block = try #require(AddressRange(parsing: "192.168.178.0/24"))
+    #expect(block.contains("192.168.178.1"))
+    #expect(block.contains("192.168.178.255"))
+    #expect(!block.contains("192.168.179.1"))
+    #expect(!block.contains("not an address"))
+    // The bits past the prefix are cleared, so a host written with its prefix is its network.
+    #expect(AddressRange(parsing: "10.1.2.3/8")?.description == "10.0.0.0/8")
+    #expect(AddressRange(parsing: "10.1.2.3/12")?.contains("10.15.0.1") == true)
+    #expect(AddressRange(parsing: "10.1.2.3/12")?.contains("10.16.0.1") == false)
+  }
+
+  @Test func ipv6AndMappedAddresses() throws {
+    let v6 = try #require(AddressRange(parsing: "2001:db8::/32"))
+    #expect(v6.contains("2001:db8:1::5"))
+    #expect(v6.contains("[2001:db8::1]"))
+    #expect(!v6.contains("2001:db9::1"))
+    #expect(!v6.contains("192.0.2.1"))
+    // An IPv4 peer seen on a dual-stack socket is its IPv4 address.
+    #expect(AddressRange(parsing: "192.0.2.1")?.contains("::ffff:192.0.2.1") == true)
+    #expect(AddressRange(parsing: "fe80::1%eth0")?.contains("fe80::1") == true)
+  }
+
+  @Test(arguments: ["", "pbx.local", "10.0.0.0/33", "10.0.0.0/", "10.0.0.0/-1", "10.0.0.0/+8", "::/129", "1.2.3"])
+  func notARange(_ text: String) {
+    #expect(AddressRange(parsing: text) == nil)
   }
 }

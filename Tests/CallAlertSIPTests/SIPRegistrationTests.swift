@@ -44,6 +44,36 @@ struct SIPRegistrationTests {
     try await rig.stop()
   }
 
+  @Test func onceRegisteredOnlyTheRegistrarRingsIt() async throws {
+    let (port, registrar) = try Self.registrar()
+    defer { registrar.stop() }
+    let password = try Self.passwordFile("s3cret")
+    defer { try? FileManager.default.removeItem(atPath: password) }
+    // No 'trusted:': only the registrar (127.0.0.1) may ring it. (A registrar given by name is trusted where its
+    // answers come from; sofia-sip's resolver finds no names in this sandbox, so the tracker's tests cover that.)
+    var rig = try await SIPRig(account: "registrar: 127.0.0.1:\(port)\npassword_file: \(password)")
+    #expect(await rig.log.waitFor("registered as sip:201@127.0.0.1"), "\(rig.log.all)")
+    #expect((await registrar.result()).status == 0)
+    let stranger = try SIPpProcess(
+      scenario: "invite-stranger.xml",
+      arguments: [
+        "-s", "201", "-p", "\(SIPpProcess.freeUDPPort())", "-m", "1", "-timeout", "10s", "127.0.0.1:\(rig.port)",
+      ],
+      localAddress: SIPpProcess.strangerAddress)
+    let refused = await stranger.result()
+    #expect(refused.status == 0 && !refused.killed, "\(refused.output)")
+    let caller = try SIPpProcess(
+      scenario: "invite-cancel.xml",
+      arguments: [
+        "-s", "201", "-p", "\(SIPpProcess.freeUDPPort())", "-m", "1", "-d", "300", "-key", "cancel_header",
+        "X-Test: gave up", "-timeout", "10s", "127.0.0.1:\(rig.port)",
+      ])
+    let id = try await rig.ringingCall()
+    #expect((await caller.result()).status == 0)
+    #expect(try await rig.history().keys.sorted() == [id])
+    try await rig.stop()
+  }
+
   @Test func aRegistrationIsRefreshedBeforeItExpiresAndAnswersTheNewChallenge() async throws {
     // The registrar grants 2 s only: sofia-sip registers again before they end, and that REGISTER is
     // challenged and answered again. SIPp ends with success only after the second 200.

@@ -26,7 +26,8 @@ struct SIPRig {
   /// Every event line read so far.
   private(set) var lines: [String] = []
 
-  /// Starts the daemon; `account` adds lines to the account (`registrar:`, `password_file:`...).
+  /// Starts the daemon; `account` adds lines to the account (`registrar:`, `password_file:`...). Without a
+  /// registrar the account trusts 127.0.0.1 (the tests' PBX) and nothing else.
   init(cap: String = "2s", user: String = "201", account: String = "") async throws {
     directory = FileManager.default.temporaryDirectory.appendingPathComponent(
       "callalert-sip-\(UUID().uuidString.prefix(8))")
@@ -49,6 +50,7 @@ struct SIPRig {
             user: "\(user)"
             local_address: 127.0.0.1
             local_port: \(port)
+      \(account.contains("registrar:") ? "" : "      trusted: [127.0.0.1]")
       \(account.split(separator: "\n").map { "      " + $0 }.joined(separator: "\n"))
       """
     try yaml.write(toFile: config, atomically: true, encoding: .utf8)

@@ -27,14 +27,20 @@ struct SIPpProcess: Sendable {
   private let finished: AsyncStream<Int32>
   private let deadline: Duration
 
-  /// Starts `sipp` with a scenario of ``scenarios`` and arguments, on 127.0.0.1, for at most `deadline`.
-  init(scenario: String, arguments: [String], deadline: Duration = .seconds(30)) throws {
+  /// The loopback address a test's stranger sends from: not the trusted 127.0.0.1.
+  static let strangerAddress = "127.0.0.2"
+
+  /// Starts `sipp` with a scenario of ``scenarios`` and arguments, on `localAddress` (127.0.0.1, or
+  /// ``strangerAddress`` for a peer the extension must not trust), for at most `deadline`.
+  init(
+    scenario: String, arguments: [String], localAddress: String = "127.0.0.1", deadline: Duration = .seconds(30)
+  ) throws {
     outputFile = FileManager.default.temporaryDirectory.appendingPathComponent("sipp-\(UUID().uuidString).txt")
     _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
     let output = try FileHandle(forWritingTo: outputFile)
     process.executableURL = URL(fileURLWithPath: "/usr/bin/sipp")
     process.arguments =
-      ["-sf", Self.scenarios.appendingPathComponent(scenario).path, "-i", "127.0.0.1", "-nostdin"] + arguments
+      ["-sf", Self.scenarios.appendingPathComponent(scenario).path, "-i", localAddress, "-nostdin"] + arguments
     process.standardInput = FileHandle.nullDevice
     process.standardOutput = output
     process.standardError = output

@@ -70,6 +70,7 @@ enum SIPBench {
             user: "201"
             local_address: 127.0.0.1
             local_port: \(accountPort)
+            trusted: [127.0.0.1]
       """
     let daemon = try await DaemonUnderTest.start(
       boardPaths: [board.slavePath], label: "sip", extraConfig: sip, eventSink: { events.append($0) })

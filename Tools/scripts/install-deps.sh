@@ -15,13 +15,14 @@ if [ "${CALLALERT_SKIP_INSTALL_TESTS:-0}" != 1 ]; then
   command -v groff >/dev/null 2>&1 || missing+=(groff-base)
 fi
 # The call sources' libraries (SIP: sofia-sip; MQTT: libmosquitto) and their real peers for the tests:
-# SIPp (sip-tester) and baresip place calls, mosquitto is the broker with its command-line clients, wrk loads
+# SIPp (sip-tester) and baresip place calls, kamailio is a registrar and forking proxy, mosquitto is the broker with its command-line clients, wrk loads
 # the HTTP API in make bench.
 pkg-config --exists sofia-sip-ua 2>/dev/null || missing+=(libsofia-sip-ua-dev)
 [ -f /usr/include/mosquitto.h ] || missing+=(libmosquitto-dev)
 if [ "${CALLALERT_SKIP_PEERS:-0}" != 1 ]; then
   command -v sipp >/dev/null 2>&1 || missing+=(sip-tester)
   command -v baresip >/dev/null 2>&1 || missing+=(baresip)
+  [ -x /usr/sbin/kamailio ] || missing+=(kamailio)
   [ -x /usr/sbin/mosquitto ] || command -v mosquitto >/dev/null 2>&1 || missing+=(mosquitto)
   command -v mosquitto_sub >/dev/null 2>&1 || missing+=(mosquitto-clients)
   command -v wrk >/dev/null 2>&1 || missing+=(wrk)

@@ -23,7 +23,7 @@ typedef enum callalert_sip_event_kind {
   /// (180: ring; 404, 486, 603...: refuse). The stack already sent 100 Trying.
   CALLALERT_SIP_INVITE = 4,
   /// The caller cancelled the INVITE (the stack answered 200 to the CANCEL and 487 to the INVITE);
-  /// `reason_cause` is the `Reason: SIP;cause=N` of the CANCEL, 0 without one.
+  /// `reason_cause` is the `Reason: SIP;cause=N` of the CANCEL, 0 without one; `source` its sender.
   CALLALERT_SIP_CANCEL = 5,
   /// The call's transaction ended for another reason (a BYE, a timeout, a refusal); `status`, `phrase`.
   CALLALERT_SIP_TERMINATED = 6,
@@ -57,6 +57,9 @@ typedef struct callalert_sip_event {
   const char *request_user;
   /// The cause of a CANCEL's `Reason: SIP;cause=N` header (RFC 3326); 0 without one.
   int reason_cause;
+  /// The numeric address the message came from (INVITE, CANCEL, a REGISTER's answer; for TERMINATED the BYE's
+  /// sender, NULL when the call ended without one); NULL when unknown.
+  const char *source;
 } callalert_sip_event;
 
 /// Receives every event; for CALLALERT_SIP_INVITE its return value is the status code to answer with.
@@ -101,6 +104,10 @@ int callalert_sip_stack_run(callalert_sip_stack *stack);
 
 /// Asks the loop to (re-)register one account. Safe from any thread.
 void callalert_sip_stack_register(callalert_sip_stack *stack, int account);
+
+/// Asks the loop to give every pending copy of an INVITE (by its Call-ID) of one account a final answer
+/// (`status` 300-699: 480 after the cap, say). Safe from any thread; a call already ended is left alone.
+void callalert_sip_stack_answer(callalert_sip_stack *stack, int account, const char *call_id, int status);
 
 /// Asks the loop to unregister, shut down and return. Safe from any thread; once is enough.
 void callalert_sip_stack_stop(callalert_sip_stack *stack);
