@@ -364,7 +364,21 @@ struct BenchCommand: AsyncParsableCommand {
         "SIP calls placed and cancelled by SIPp (10 at once)",
         "\(figures.placed) placed, \(figures.rang) rang, \(figures.stopped) stopped, \(figures.lost) lost; "
           + "\(figures.recorded) in the history")
-      return figures.json
+      guard !quick else { return figures.json }
+      progress("SIP: 10 000 INVITEs from a stranger on 127.0.0.2, listening 55 s for what comes back ...")
+      let flood = try await SIPFloodBench.measure()
+      table.add(
+        "SIP stranger flood: resident before / after / 55 s on",
+        "\(flood.residentBeforeKiB / 1_024) / \(flood.residentAfterFloodKiB / 1_024) / "
+          + "\(flood.residentSettledKiB / 1_024) MiB", target: "settled within 5 MB of before")
+      table.add(
+        "  datagrams back to the stranger",
+        "\(flood.repliesPerSecond.reduce(0, +)); the last \(flood.lastReplyAfter.map { String(format: "%.1f s", $0) } ?? "never") after the first INVITE",
+        target: "none after 32 s past the last")
+      table.add("  control-socket call, quiet (\(flood.quiet.count))", Self.percentiles(flood.quiet))
+      table.add(
+        "  control-socket call, during the flood (\(flood.duringFlood.count))", Self.percentiles(flood.duringFlood))
+      return .object([("calls", figures.json), ("stranger_flood", flood.json)])
 
     case "cap":
       let count = quick ? 10 : capCalls
