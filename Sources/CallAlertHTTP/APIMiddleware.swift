@@ -4,13 +4,17 @@ internal import HTTPTypes
 internal import Hummingbird
 import Logging
 
-/// In front of every route: the bearer token (when one is configured; never for `/healthz`), and errors
-/// turned into problem documents, so nothing a caller sends gets a 500 or an empty error.
+/// In front of every route, judged from the request's head before any byte of its body is read: who may call
+/// from a browser, the bearer token (when one is configured; never for `/healthz`), and a declared
+/// `Content-Length` over the limit; then errors turned into problem documents, so nothing a caller sends gets a
+/// 500 or an empty error. A refusal leaves the body unread (``UnreadBodyGuard`` ends the connection).
 ///
 /// Webhook routes (`/v1/webhooks/...`) also take the token as HTTP Basic's password or as `?token=`: the
 /// providers cannot send an `Authorization: Bearer` header, but can call a URL with credentials in it.
 struct APIMiddleware<Context: RequestContext>: RouterMiddleware {
   let token: String?
+  /// The largest body; a larger declared `Content-Length` is refused with 413 before the body is read.
+  let bodyLimit: Int
   /// Who may call from a browser (`Host`, `Origin`, `Content-Type`), checked before the token.
   let origins: RequestOriginPolicy
   let metrics: CallMetrics
@@ -38,6 +42,8 @@ struct APIMiddleware<Context: RequestContext>: RouterMiddleware {
             ? "this server asks for a bearer token: send 'Authorization: Bearer <token>' (the http.token_file's line)"
             : "the token does not match"
         ).response
+    } else if let declared = request.headers[.contentLength].flatMap({ Int($0) }), declared > bodyLimit {
+      response = ProblemDocument.tooLarge(bodyLimit).response
     } else {
       do {
         response = try await next(request, context)
@@ -50,7 +56,7 @@ struct APIMiddleware<Context: RequestContext>: RouterMiddleware {
           response = ProblemDocument.notFound(path).response
         }
       } catch let error as HTTPError where error.status == .contentTooLarge {
-        response = ProblemDocument.tooLarge(64 * 1_024).response
+        response = ProblemDocument.tooLarge(bodyLimit).response
       } catch let error as HTTPError {
         let status = error.status.code >= 500 ? 400 : error.status.code
         response =

@@ -5,6 +5,7 @@ import Foundation
 internal import HTTPTypes
 internal import Hummingbird
 import Logging
+internal import NIOCore
 
 /// The HTTP API's routes on a Hummingbird router: every request becomes a typed ``ControlRequest`` for the
 /// daemon's handler, every answer a typed ``ControlResponse`` written as JSON, every error an RFC 9457
@@ -23,7 +24,7 @@ struct HTTPAPI: Sendable {
     let router = Router(context: Context.self)
     router.add(
       middleware: APIMiddleware(
-        token: configuration.token,
+        token: configuration.token, bodyLimit: configuration.limits.bodyBytes,
         origins: RequestOriginPolicy(
           allowedHosts: configuration.allowedHosts, tokenConfigured: configuration.token != nil),
         metrics: metrics, logger: logger))
@@ -200,12 +201,10 @@ struct HTTPAPI: Sendable {
 
   // MARK: - Reading requests
 
-  /// The body, at most the limit, within the body timeout.
+  /// The body, at most the limit (a declared length over it was refused by the middleware; a chunked body is
+  /// refused with 413 as soon as it passes the limit), within the body timeout.
   func readBody(_ request: Request) async throws(ProblemDocument) -> [UInt8] {
     let limits = configuration.limits
-    if let length = request.headers[.contentLength].flatMap(Int.init), length > limits.bodyBytes {
-      throw .tooLarge(limits.bodyBytes)
-    }
     let body = request.body
     let result: Result<[UInt8], ProblemDocument> = await withTaskGroup(of: Result<[UInt8], ProblemDocument>?.self) {
       group in
@@ -213,6 +212,9 @@ struct HTTPAPI: Sendable {
         do {
           let buffer = try await body.collect(upTo: limits.bodyBytes)
           return .success(Array(buffer.readableBytesView))
+        } catch is NIOTooManyBytesError {
+          // A chunked body past the limit (collect's own error; it was answered 400, "could not be read").
+          return .failure(.tooLarge(limits.bodyBytes))
         } catch let error as HTTPError where error.status == .contentTooLarge {
           return .failure(.tooLarge(limits.bodyBytes))
         } catch {
