@@ -24,7 +24,7 @@ struct HTTPAPI: Sendable {
     let router = Router(context: Context.self)
     router.add(
       middleware: APIMiddleware(
-        token: configuration.token, bodyLimit: configuration.limits.bodyBytes,
+        token: configuration.token, vonageSecret: vonageSecret, bodyLimit: configuration.limits.bodyBytes,
         origins: RequestOriginPolicy(
           allowedHosts: configuration.allowedHosts, tokenConfigured: configuration.token != nil),
         metrics: metrics, logger: logger))
@@ -91,7 +91,17 @@ struct HTTPAPI: Sendable {
       return await webhook({ () throws(InputError) in try TwilioWebhook.parse(form) }, "twilio")
     }
     router.post("/v1/webhooks/vonage") { request, _ in
+      // The JWT was judged by the middleware from the header; what it says of the body is checked once read.
+      let claims = try vonageClaims(request)
       let body = try await readBody(request)
+      if let claims {
+        do throws(VonageSignatureError) {
+          try claims.checkPayload(body)
+        } catch {
+          logger.notice("http: vonage webhook refused: \(error.check): \(error)")
+          throw ProblemDocument.badSignature(error)
+        }
+      }
       return await webhook({ () throws(InputError) in try VonageWebhook.parse(body) }, "vonage")
     }
     return router
@@ -236,6 +246,21 @@ struct HTTPAPI: Sendable {
       return first
     }
     return try result.get()
+  }
+
+  /// The Vonage signature secret's bytes, when one is configured.
+  var vonageSecret: [UInt8]? { configuration.vonageSignatureSecret.map { Array($0.utf8) } }
+
+  /// The claims of the request's Vonage JWT when a signature secret is configured (the middleware verified it
+  /// already; this reads it again for its `payload_hash`), or nil without a secret.
+  func vonageClaims(_ request: Request) throws(ProblemDocument) -> VonageSignature.Claims? {
+    guard let vonageSecret else { return nil }
+    do {
+      return try VonageSignature.verify(
+        authorization: request.headers[.authorization], secret: vonageSecret, now: Date())
+    } catch {
+      throw .badSignature(error)
+    }
   }
 
   /// A JSON body as the control request `type` (its fields; `type` may be left out).
