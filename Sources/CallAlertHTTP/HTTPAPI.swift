@@ -88,7 +88,10 @@ struct HTTPAPI: Sendable {
               + "(is http.public_url the URL Twilio calls?)", field: "X-Twilio-Signature", location: "header")
         }
       }
-      return await webhook({ () throws(InputError) in try TwilioWebhook.parse(form) }, "twilio")
+      // Twilio retries, and anyone who saw a request may send it again: a call already in the history is not
+      // rung again, however long ago it rang (the engine forgets an ended call after its tombstone window).
+      return await webhook(
+        { () throws(InputError) in try TwilioWebhook.parse(form) }, "twilio", ringingAgain: .notRungAgain)
     }
     router.post("/v1/webhooks/vonage") { request, _ in
       // The JWT was judged by the middleware from the header; what it says of the body is checked once read.
@@ -129,9 +132,19 @@ struct HTTPAPI: Sendable {
     }
   }
 
+  /// What a webhook does with a call whose id the history already holds.
+  enum RingingAgain {
+    /// Hands it to the engine, which ignores it while it rings or within its tombstone window.
+    case toTheEngine
+    /// Drops it as a replay: answered as usual, never rung again.
+    case notRungAgain
+  }
+
   /// A provider's webhook: its requests to the daemon in order, then the body the provider expects. A request
   /// the daemon refuses (too many calls) is logged, not answered as an error: the provider would retry.
-  func webhook(_ parse: () throws(InputError) -> WebhookAnswer, _ provider: String) async -> Response {
+  func webhook(
+    _ parse: () throws(InputError) -> WebhookAnswer, _ provider: String, ringingAgain: RingingAgain = .toTheEngine
+  ) async -> Response {
     let parsed: WebhookAnswer
     do {
       parsed = try parse()
@@ -140,6 +153,11 @@ struct HTTPAPI: Sendable {
       return ProblemDocument.badInput(error).response
     }
     for request in parsed.requests {
+      if ringingAgain == .notRungAgain, case .input(.call(let call)) = request, await backend.callIsRecorded(call.id) {
+        logger.notice(
+          "http: \(provider) webhook: call \(DisplayText.excerpt(call.id)) is in the history: a replay, not rung")
+        continue
+      }
       let start = ContinuousClock.now
       let response = await backend.handle(request, provider)
       if case .input(.call) = request, case .outcome(let outcome) = response, outcome.result == .ringing {

@@ -77,15 +77,20 @@ public struct HTTPBackend: Sendable {
   public var events: AsyncStream<HTTPEvent>
   /// Each connected board's link counters, read at each `/metrics` scrape.
   public var linkCounters: @Sendable () async -> [HTTPLinkCounters]
+  /// Whether the call history holds a call with this id: a Twilio `ringing` for such a call is a replay, and
+  /// does not ring again.
+  public var callIsRecorded: @Sendable (String) async -> Bool
 
   /// Creates a backend.
   public init(
     handle: @escaping @Sendable (ControlRequest, String) async -> ControlResponse, events: AsyncStream<HTTPEvent>,
-    linkCounters: @escaping @Sendable () async -> [HTTPLinkCounters] = { [] }
+    linkCounters: @escaping @Sendable () async -> [HTTPLinkCounters] = { [] },
+    callIsRecorded: @escaping @Sendable (String) async -> Bool = { _ in false }
   ) {
     self.handle = handle
     self.events = events
     self.linkCounters = linkCounters
+    self.callIsRecorded = callIsRecorded
   }
 }
 

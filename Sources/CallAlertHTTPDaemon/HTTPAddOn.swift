@@ -42,7 +42,7 @@ extension DaemonAddOn {
               board: board, retransmissions: link.retransmissions, resyncs: link.resyncs,
               decodeErrors: link.decodeErrors)
           }
-        })
+        }, callIsRecorded: context.callIsRecorded)
       let metrics = CallMetrics()
       context.onCallToPlay { board, latency in metrics.recordCallToPlay(board: board, latency) }
       return [

@@ -5,7 +5,8 @@ import NIOHTTP1
 import Testing
 
 /// The providers' webhooks against strangers, over real HTTP in the daemon with a virtual board: Vonage's
-/// signed JWT checked (and standing in for the token), forged ones refused naming the check.
+/// signed JWT checked (and standing in for the token), forged ones refused naming the check, and a replayed
+/// Twilio `ringing` that never rings twice, even after a restart.
 @Suite("Webhook security", .serialized, .timeLimit(.minutes(1)))
 struct WebhookSecurityTests {
   static let vonageSecret = "vonage-signature-secret-for-tests"
@@ -86,5 +87,35 @@ struct WebhookSecurityTests {
     #expect(withToken.status == 200, "\(withToken.body)")
     #expect(await rig.boardPlays(true))
     try await rig.stop()
+  }
+
+  /// A Twilio `ringing` sent again (same CallSid and CallStatus) is answered as usual and rings nothing: within
+  /// the engine's tombstone window, and after it, here after a restart on the same history.
+  @Test func aReplayedTwilioRingingNeverRingsTwice() async throws {
+    let form = [("Content-Type", "application/x-www-form-urlencoded")]
+    let ringing = "CallSid=CAreplay1&CallStatus=ringing&Direction=inbound&From=%2B14155550101"
+    let first = try await HTTPDaemonRig.start()
+    #expect(try await first.send(.POST, "/v1/webhooks/twilio", body: ringing, headers: form).status == 200)
+    #expect(await first.boardPlays(true))
+    let completed = "CallSid=CAreplay1&CallStatus=completed&Direction=inbound"
+    #expect(try await first.send(.POST, "/v1/webhooks/twilio", body: completed, headers: form).status == 200)
+    #expect(await first.boardPlays(false))
+    #expect(try await first.send(.POST, "/v1/webhooks/twilio", body: ringing, headers: form).status == 200)
+    #expect(try await !first.send(.GET, "/v1/status").body.contains("CAreplay1"))
+    try await first.stop(keepingDirectory: true)
+
+    // A new daemon, which never saw the call: the history did.
+    let second = try await HTTPDaemonRig.start(in: first.directory)
+    let replay = try await second.send(.POST, "/v1/webhooks/twilio", body: ringing, headers: form)
+    #expect(replay.status == 200 && replay.contentType == "text/xml" && replay.body.contains("<Response/>"))
+    let status = try await second.send(.GET, "/v1/status")
+    #expect(status.status == 200 && !status.body.contains("CAreplay1"), "it rang again: \(status.body)")
+    let history = try await second.send(.GET, "/v1/history")
+    #expect(history.body.components(separatedBy: #""id":"CAreplay1""#).count == 2, "one row: \(history.body)")
+    // Another call still rings.
+    let other = "CallSid=CAother1&CallStatus=ringing&Direction=inbound"
+    #expect(try await second.send(.POST, "/v1/webhooks/twilio", body: other, headers: form).status == 200)
+    #expect(await second.boardPlays(true))
+    try await second.stop()
   }
 }
