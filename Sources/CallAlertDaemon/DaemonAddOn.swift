@@ -46,6 +46,9 @@ public struct DaemonAddOnContext: Sendable {
   /// the call reached the daemon (from any source); see ``AlertService/onCallToPlay(_:)``.
   public var onCallToPlay:
     @Sendable (_ listener: @escaping @Sendable (_ board: String, _ latency: Duration) -> Void) -> Void
+  /// Whether the call history holds a call with this id (after every record handed in so far); false when the
+  /// history cannot be read.
+  public var callIsRecorded: @Sendable (_ callID: String) async -> Bool
   /// The daemon's logger.
   public var logger: Logger
 }
@@ -69,7 +72,8 @@ extension Daemon {
           continuation.onTermination = { _ in pump.cancel() }
         }
       }, linkStatistics: { await service.boardLinkStatistics() },
-      onCallToPlay: { listener in service.onCallToPlay(listener) }, logger: logger)
+      onCallToPlay: { listener in service.onCallToPlay(listener) },
+      callIsRecorded: { [history = handler.history] id in await history.containsCall(id: id) }, logger: logger)
     var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
     for addOn in options.addOns {
       services += try await addOn.services(context).map { .init(service: $0) }

@@ -244,6 +244,24 @@ final class HistoryWriter: Sendable {
     }
   }
 
+  /// Whether the history holds a call with this id, after every record handed in so far. False when the
+  /// history cannot be read (degraded) or cannot be asked (a store without ``CallAlertHistory/CallHistoryLookup``):
+  /// the call then goes to the engine, as it would without the history.
+  func containsCall(id: String) async -> Bool {
+    await onQueue {
+      self.flushUnlessWaiting()
+      guard let store = self.state.withLock({ $0.problem == nil ? $0.store : nil }),
+        let lookup = store as? any CallHistoryLookup
+      else { return false }
+      do throws(CallHistoryError) {
+        return try lookup.containsCall(id: id)
+      } catch {
+        self.logger.warning("history: cannot look a call up by its id: \(error)")
+        return false
+      }
+    }
+  }
+
   /// Returns once every record handed in so far was tried (a record's write may still be queued behind this).
   func drain() async {
     await onQueue { self.flushUnlessWaiting() }

@@ -5,6 +5,7 @@ import Foundation
 internal import HTTPTypes
 internal import Hummingbird
 import Logging
+internal import NIOCore
 
 /// The HTTP API's routes on a Hummingbird router: every request becomes a typed ``ControlRequest`` for the
 /// daemon's handler, every answer a typed ``ControlResponse`` written as JSON, every error an RFC 9457
@@ -23,7 +24,7 @@ struct HTTPAPI: Sendable {
     let router = Router(context: Context.self)
     router.add(
       middleware: APIMiddleware(
-        token: configuration.token,
+        token: configuration.token, vonageSecret: vonageSecret, bodyLimit: configuration.limits.bodyBytes,
         origins: RequestOriginPolicy(
           allowedHosts: configuration.allowedHosts, tokenConfigured: configuration.token != nil),
         metrics: metrics, logger: logger))
@@ -87,10 +88,23 @@ struct HTTPAPI: Sendable {
               + "(is http.public_url the URL Twilio calls?)", field: "X-Twilio-Signature", location: "header")
         }
       }
-      return await webhook({ () throws(InputError) in try TwilioWebhook.parse(form) }, "twilio")
+      // Twilio retries, and anyone who saw a request may send it again: a call already in the history is not
+      // rung again, however long ago it rang (the engine forgets an ended call after its tombstone window).
+      return await webhook(
+        { () throws(InputError) in try TwilioWebhook.parse(form) }, "twilio", ringingAgain: .notRungAgain)
     }
     router.post("/v1/webhooks/vonage") { request, _ in
+      // The JWT was judged by the middleware from the header; what it says of the body is checked once read.
+      let claims = try vonageClaims(request)
       let body = try await readBody(request)
+      if let claims {
+        do throws(VonageSignatureError) {
+          try claims.checkPayload(body)
+        } catch {
+          logger.notice("http: vonage webhook refused: \(error.check): \(error)")
+          throw ProblemDocument.badSignature(error)
+        }
+      }
       return await webhook({ () throws(InputError) in try VonageWebhook.parse(body) }, "vonage")
     }
     return router
@@ -118,9 +132,19 @@ struct HTTPAPI: Sendable {
     }
   }
 
+  /// What a webhook does with a call whose id the history already holds.
+  enum RingingAgain {
+    /// Hands it to the engine, which ignores it while it rings or within its tombstone window.
+    case toTheEngine
+    /// Drops it as a replay: answered as usual, never rung again.
+    case notRungAgain
+  }
+
   /// A provider's webhook: its requests to the daemon in order, then the body the provider expects. A request
   /// the daemon refuses (too many calls) is logged, not answered as an error: the provider would retry.
-  func webhook(_ parse: () throws(InputError) -> WebhookAnswer, _ provider: String) async -> Response {
+  func webhook(
+    _ parse: () throws(InputError) -> WebhookAnswer, _ provider: String, ringingAgain: RingingAgain = .toTheEngine
+  ) async -> Response {
     let parsed: WebhookAnswer
     do {
       parsed = try parse()
@@ -129,6 +153,11 @@ struct HTTPAPI: Sendable {
       return ProblemDocument.badInput(error).response
     }
     for request in parsed.requests {
+      if ringingAgain == .notRungAgain, case .input(.call(let call)) = request, await backend.callIsRecorded(call.id) {
+        logger.notice(
+          "http: \(provider) webhook: call \(DisplayText.excerpt(call.id)) is in the history: a replay, not rung")
+        continue
+      }
       let start = ContinuousClock.now
       let response = await backend.handle(request, provider)
       if case .input(.call) = request, case .outcome(let outcome) = response, outcome.result == .ringing {
@@ -200,12 +229,10 @@ struct HTTPAPI: Sendable {
 
   // MARK: - Reading requests
 
-  /// The body, at most the limit, within the body timeout.
+  /// The body, at most the limit (a declared length over it was refused by the middleware; a chunked body is
+  /// refused with 413 as soon as it passes the limit), within the body timeout.
   func readBody(_ request: Request) async throws(ProblemDocument) -> [UInt8] {
     let limits = configuration.limits
-    if let length = request.headers[.contentLength].flatMap(Int.init), length > limits.bodyBytes {
-      throw .tooLarge(limits.bodyBytes)
-    }
     let body = request.body
     let result: Result<[UInt8], ProblemDocument> = await withTaskGroup(of: Result<[UInt8], ProblemDocument>?.self) {
       group in
@@ -213,6 +240,9 @@ struct HTTPAPI: Sendable {
         do {
           let buffer = try await body.collect(upTo: limits.bodyBytes)
           return .success(Array(buffer.readableBytesView))
+        } catch is NIOTooManyBytesError {
+          // A chunked body past the limit (collect's own error; it was answered 400, "could not be read").
+          return .failure(.tooLarge(limits.bodyBytes))
         } catch let error as HTTPError where error.status == .contentTooLarge {
           return .failure(.tooLarge(limits.bodyBytes))
         } catch {
@@ -234,6 +264,21 @@ struct HTTPAPI: Sendable {
       return first
     }
     return try result.get()
+  }
+
+  /// The Vonage signature secret's bytes, when one is configured.
+  var vonageSecret: [UInt8]? { configuration.vonageSignatureSecret.map { Array($0.utf8) } }
+
+  /// The claims of the request's Vonage JWT when a signature secret is configured (the middleware verified it
+  /// already; this reads it again for its `payload_hash`), or nil without a secret.
+  func vonageClaims(_ request: Request) throws(ProblemDocument) -> VonageSignature.Claims? {
+    guard let vonageSecret else { return nil }
+    do {
+      return try VonageSignature.verify(
+        authorization: request.headers[.authorization], secret: vonageSecret, now: Date())
+    } catch {
+      throw .badSignature(error)
+    }
   }
 
   /// A JSON body as the control request `type` (its fields; `type` may be left out).

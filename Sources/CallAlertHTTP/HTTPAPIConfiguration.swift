@@ -13,6 +13,9 @@ public struct HTTPAPIConfiguration: Sendable {
   public var token: String?
   /// The Twilio account's auth token; when set, Twilio webhooks must carry a valid `X-Twilio-Signature`.
   public var twilioAuthToken: String?
+  /// The Vonage account's signature secret; when set, Vonage webhooks must carry a valid signed JWT
+  /// (``VonageSignature``), which stands in for ``token`` on that route.
+  public var vonageSignatureSecret: String?
   /// The URL the providers call, without `/v1/...` (e.g. `https://example.org/callalert`); nil: `http://` and
   /// the request's `Host`.
   public var publicURL: String?
@@ -24,8 +27,10 @@ public struct HTTPAPIConfiguration: Sendable {
   /// Creates a configuration.
   public init(
     host: String = "127.0.0.1", port: Int, token: String? = nil, twilioAuthToken: String? = nil,
-    publicURL: String? = nil, allowedHosts: [String] = [], limits: HTTPLimits = HTTPLimits()
+    vonageSignatureSecret: String? = nil, publicURL: String? = nil, allowedHosts: [String] = [],
+    limits: HTTPLimits = HTTPLimits()
   ) {
+    self.vonageSignatureSecret = vonageSignatureSecret
     self.allowedHosts = allowedHosts
     self.host = host
     self.port = port
@@ -72,15 +77,20 @@ public struct HTTPBackend: Sendable {
   public var events: AsyncStream<HTTPEvent>
   /// Each connected board's link counters, read at each `/metrics` scrape.
   public var linkCounters: @Sendable () async -> [HTTPLinkCounters]
+  /// Whether the call history holds a call with this id: a Twilio `ringing` for such a call is a replay, and
+  /// does not ring again.
+  public var callIsRecorded: @Sendable (String) async -> Bool
 
   /// Creates a backend.
   public init(
     handle: @escaping @Sendable (ControlRequest, String) async -> ControlResponse, events: AsyncStream<HTTPEvent>,
-    linkCounters: @escaping @Sendable () async -> [HTTPLinkCounters] = { [] }
+    linkCounters: @escaping @Sendable () async -> [HTTPLinkCounters] = { [] },
+    callIsRecorded: @escaping @Sendable (String) async -> Bool = { _ in false }
   ) {
     self.handle = handle
     self.events = events
     self.linkCounters = linkCounters
+    self.callIsRecorded = callIsRecorded
   }
 }
 

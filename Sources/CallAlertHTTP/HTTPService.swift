@@ -41,7 +41,8 @@ public struct HTTPService: Service {
     let logger = logger
     let onListening = onListening
     let app = Application(
-      router: api.router(), server: .http1(configuration: .init(idleTimeout: idle)),
+      router: api.router(),
+      server: .http1(configuration: .init(additionalChannelHandlers: [UnreadBodyGuard()], idleTimeout: idle)),
       configuration: ApplicationConfiguration(
         address: .hostname(host, port: configuration.port), serverName: "callalert"),
       onServerRunning: { channel in

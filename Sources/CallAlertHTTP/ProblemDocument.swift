@@ -70,6 +70,16 @@ public struct ProblemDocument: Error, Equatable, Sendable {
     return problem
   }
 
+  /// A Vonage webhook whose signature was refused: 401, naming the check that failed (`alg`, `signature`,
+  /// `iat`, `payload_hash`).
+  static func badSignature(_ error: VonageSignatureError) -> ProblemDocument {
+    var problem = ProblemDocument(
+      "bad-signature", title: "Unauthorized", status: 401, detail: error.description, field: error.check,
+      location: error == .payloadHashMismatch ? "body" : "header")
+    problem.headers = [("WWW-Authenticate", #"Bearer realm="callalert""#)]
+    return problem
+  }
+
   static func notFound(_ path: String) -> ProblemDocument {
     ProblemDocument(
       "not-found", title: "Not found", status: 404,

@@ -17,13 +17,15 @@ extension DaemonAddOn {
         guard let settings = configuration.http else { return }
         _ = try bearerToken(settings)
         _ = try twilioAuthToken(settings)
+        _ = try vonageSignatureSecret(settings)
       }
     ) { (context) throws(DaemonStartError) in
       guard let settings = context.configuration.http else { return [] }
       let api = HTTPAPIConfiguration(
         host: settings.listen.host, port: settings.listen.port,
         token: try bearerToken(settings), twilioAuthToken: try twilioAuthToken(settings),
-        publicURL: settings.publicURL, allowedHosts: settings.allowedHosts)
+        vonageSignatureSecret: try vonageSignatureSecret(settings), publicURL: settings.publicURL,
+        allowedHosts: settings.allowedHosts)
       let published = await context.subscribe()
       let events = AsyncStream<HTTPEvent>(bufferingPolicy: .bufferingNewest(1_024)) { continuation in
         let pump = Task {
@@ -40,7 +42,7 @@ extension DaemonAddOn {
               board: board, retransmissions: link.retransmissions, resyncs: link.resyncs,
               decodeErrors: link.decodeErrors)
           }
-        })
+        }, callIsRecorded: context.callIsRecorded)
       let metrics = CallMetrics()
       context.onCallToPlay { board, latency in metrics.recordCallToPlay(board: board, latency) }
       return [
@@ -58,6 +60,12 @@ extension DaemonAddOn {
     try secret(
       settings.twilioAuthTokenFile, "http.twilio_auth_token_file", at: settings.places["twilio_auth_token_file"],
       holding: "the Twilio auth token")
+  }
+
+  private static func vonageSignatureSecret(_ settings: HTTPSettings) throws(DaemonStartError) -> String? {
+    try secret(
+      settings.vonageSignatureSecretFile, "http.vonage_signature_secret_file",
+      at: settings.places["vonage_signature_secret_file"], holding: "the Vonage signature secret")
   }
 
   /// A secret file's first line; a file others may read is refused, naming the config's place and field.

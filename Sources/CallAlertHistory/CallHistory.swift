@@ -128,7 +128,7 @@ public final class CallHistory: Sendable {
     do { return try database.write(body) } catch { throw CallHistoryError(error, path: displayPath) }
   }
 
-  private func read<T>(_ body: (Database) throws -> T) throws(CallHistoryError) -> T {
+  func read<T>(_ body: (Database) throws -> T) throws(CallHistoryError) -> T {
     do { return try database.read(body) } catch { throw CallHistoryError(error, path: displayPath) }
   }
 

@@ -2,7 +2,9 @@ internal import Yams
 
 extension ConfigParser {
   /// The keys of the `http:` section.
-  static let httpKeys = ["listen", "token_file", "twilio_auth_token_file", "public_url", "allowed_hosts"]
+  static let httpKeys = [
+    "listen", "token_file", "twilio_auth_token_file", "vonage_signature_secret_file", "public_url", "allowed_hosts",
+  ]
 
   /// `http:`: where the HTTP API listens and its secrets' files. Listening beyond loopback without a
   /// `token_file` is an error at `listen`: anyone who can reach the port could ring the boards.
@@ -22,12 +24,15 @@ extension ConfigParser {
       return nil
     }
     var settings = HTTPSettings(listen: listen)
-    for key in ["token_file", "twilio_auth_token_file"] {
+    for key in ["token_file", "twilio_auth_token_file", "vonage_signature_secret_file"] {
       if let value = fields.value(key) { settings.places[key] = location(of: value).0 }
     }
     settings.tokenFile = fields.value("token_file").flatMap { path($0, "http.token_file") }
     settings.twilioAuthTokenFile = fields.value("twilio_auth_token_file").flatMap {
       path($0, "http.twilio_auth_token_file")
+    }
+    settings.vonageSignatureSecretFile = fields.value("vonage_signature_secret_file").flatMap {
+      path($0, "http.vonage_signature_secret_file")
     }
     if let urlNode = fields.value("public_url"), let url = nonEmptyText(urlNode, "http.public_url") {
       if (url.hasPrefix("http://") || url.hasPrefix("https://")) && !url.contains(" ") && !url.contains("?") {

@@ -9,6 +9,9 @@ public struct HTTPSettings: Equatable, Sendable {
   /// A file (mode 0600 or 0400) holding the Twilio account's auth token: when set, Twilio webhooks must carry
   /// a valid `X-Twilio-Signature`.
   public var twilioAuthTokenFile: String?
+  /// A file (mode 0600 or 0400) holding the Vonage account's signature secret: when set, Vonage webhooks must
+  /// carry a valid signed JWT (`Authorization: Bearer`, HS256), which then stands in for the bearer token.
+  public var vonageSignatureSecretFile: String?
   /// The URL the providers call, up to and without `/v1/...` (e.g. `https://example.org/callalert`), for
   /// Twilio's signature and the URLs sipgate.io is told to call back; nil: `http://` and the request's Host.
   public var publicURL: String?

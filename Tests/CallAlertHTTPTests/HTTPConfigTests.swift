@@ -30,12 +30,15 @@ struct HTTPConfigTests {
         listen: 0.0.0.0:8080
         token_file: /etc/callalert/http-token
         twilio_auth_token_file: twilio-token
+        vonage_signature_secret_file: vonage-secret
         public_url: https://example.org/callalert/
       """)
     let http = try #require(configuration.http)
     #expect(http.listen == HTTPListenAddress(host: "0.0.0.0", port: 8080))
     #expect(http.tokenFile == "/etc/callalert/http-token")
     #expect(http.twilioAuthTokenFile?.hasSuffix("/twilio-token") == true)
+    #expect(http.vonageSignatureSecretFile?.hasSuffix("/vonage-secret") == true)
+    #expect(http.places["vonage_signature_secret_file"]?.hasSuffix(":5:33") == true, "\(http.places)")
     #expect(http.publicURL == "https://example.org/callalert")
     #expect(try Self.load("cap: 20s").http == nil)
   }
@@ -49,6 +52,15 @@ struct HTTPConfigTests {
       ),
       ("http:\n  listen: 127.0.0.1:99999\n", ":2:11: http.listen: '99999' is not a port"),
       ("http:\n  token_file: x\n", ":2:3: http.listen: missing"),
+      (
+        "http:\n  listen: 8080\n  vonage_signature_secret: x\n",
+        ":3:3: http.vonage_signature_secret: unknown key 'vonage_signature_secret' in http; expected one of "
+          + "listen, token_file, twilio_auth_token_file, vonage_signature_secret_file"
+      ),
+      (
+        "http:\n  listen: 8080\n  vonage_signature_secret_file: [a]\n",
+        ":3:33: http.vonage_signature_secret_file:"
+      ),
       (
         "http:\n  listen: 8080\n  public_url: example.org\n",
         ":3:15: http.public_url: 'example.org' is not an http:// or https:// URL"

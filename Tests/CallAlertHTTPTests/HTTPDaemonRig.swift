@@ -28,10 +28,13 @@ final class HTTPDaemonRig: Sendable {
 
   struct StartFailure: Error, CustomStringConvertible { var description: String }
 
-  /// A temporary folder with a config (`http:` gets `extraHTTP`'s lines), the daemon started in it.
-  static func start(extraHTTP: String = "", prepare: (URL) throws -> Void = { _ in }) async throws -> HTTPDaemonRig {
+  /// A temporary folder with a config (`http:` gets `extraHTTP`'s lines), the daemon started in it; with
+  /// `directory`, in that folder again (its history kept), as after a restart.
+  static func start(
+    extraHTTP: String = "", in directory: URL? = nil, prepare: (URL) throws -> Void = { _ in }
+  ) async throws -> HTTPDaemonRig {
     let board = try PseudoTerminalBoard()
-    let directory = try makeDirectory()
+    let directory = try directory ?? makeDirectory()
     try prepare(directory)
     let config = try writeConfig(in: directory, board: board.slavePath, extraHTTP: extraHTTP)
     let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
@@ -123,11 +126,12 @@ final class HTTPDaemonRig: Sendable {
     return await finishing(within: 10) { await board.waitUntil(playing: playing) } ?? false
   }
 
-  func stop() async throws {
+  /// Stops the daemon and removes its folder, unless `keepingDirectory` (to start again in it).
+  func stop(keepingDirectory: Bool = false) async throws {
     await group.triggerGracefulShutdown()
     try await running.value
     await board.stop()
-    try? FileManager.default.removeItem(at: directory)
+    if !keepingDirectory { try? FileManager.default.removeItem(at: directory) }
   }
 }
 

@@ -1,9 +1,11 @@
 import CallAlertHTTP
+import CallAlertTestSupport
+import Crypto
 import Foundation
 import Testing
 
-/// Twilio's signature, on the example of its security documentation, and the MAC under it on RFC 2202's
-/// HMAC-SHA1 vectors.
+/// Twilio's signature, on the example of its security documentation, and the MAC under it (swift-crypto's) on
+/// RFC 2202's HMAC-SHA1 vectors.
 @Suite("Twilio signature")
 struct TwilioSignatureTests {
   static let form = FormBody([
@@ -47,6 +49,24 @@ struct TwilioSignatureTests {
     #expect(
       mac([UInt8](repeating: 0x2a, count: 80), "Test Using Larger Than Block-Size Key - Hash Key First")
         == base64(hmacOfLongKey))
+  }
+
+  /// The MAC is swift-crypto's, not one written here: no source holds SHA-1's initial state (0x67452301), and
+  /// the signature is `HMAC<Insecure.SHA1>`'s.
+  @Test func theMACIsSwiftCryptos() throws {
+    let sources = repositoryRoot.appendingPathComponent("Sources")
+    let files = try #require(FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil))
+    var handWritten: [String] = []
+    for case let file as URL in files where file.pathExtension == "swift" {
+      let text = try String(contentsOf: file, encoding: .utf8).lowercased()
+      if text.contains("0x6745_2301") || text.contains("0x67452301") { handWritten.append(file.lastPathComponent) }
+    }
+    #expect(handWritten.isEmpty, "SHA-1 written by hand in \(handWritten)")
+    let url = "https://example.org/callalert/v1/webhooks/twilio"
+    let mac = HMAC<Insecure.SHA1>.authenticationCode(
+      for: Array((url + "CallSidCA1CallStatusringing").utf8), using: SymmetricKey(data: Array("token".utf8)))
+    let form = FormBody([("CallStatus", "ringing"), ("CallSid", "CA1")])
+    #expect(TwilioSignature.signature(url: url, form: form, authToken: "token") == Data(mac).base64EncodedString())
   }
 
   /// HMAC-SHA1 with an 80-byte key of 0x2a ('*'), computed with Python's hmac module (RFC 2202's case 6 uses

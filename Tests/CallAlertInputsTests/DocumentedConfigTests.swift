@@ -55,6 +55,7 @@ import Testing
     #expect(http.listen.description == "127.0.0.1:8080")
     #expect(http.tokenFile == "\(folder)/http.token")
     #expect(http.twilioAuthTokenFile == "\(folder)/twilio.token")
+    #expect(http.vonageSignatureSecretFile == "\(folder)/vonage.secret")
     #expect(http.publicURL == "https://example.org/callalert")
     #expect(config.sources.map(\.name) == ["fritzbox", "pbx"])
     #expect(config.sources.map(\.port) == [1012, 5038])

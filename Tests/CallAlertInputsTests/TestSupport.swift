@@ -35,7 +35,7 @@ func parseBesideItsSecrets(_ text: String) throws -> (DaemonConfiguration, Strin
     "callalert-config-\(UUID().uuidString.prefix(8))"
   ).path
   try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-  for secret in ["http.token", "twilio.token", "ami.secret", "mqtt.secret", "sip.secret"] {
+  for secret in ["http.token", "twilio.token", "vonage.secret", "ami.secret", "mqtt.secret", "sip.secret"] {
     let path = "\(folder)/\(secret)"
     FileManager.default.createFile(atPath: path, contents: Data("s3cret-\(secret)\n".utf8))
     try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)

@@ -1,6 +1,7 @@
 import CallAlertControl
 import CallAlertEngine
 import CallAlertInputs
+import Crypto
 import Foundation
 
 /// Twilio's voice status callbacks: a form-encoded POST per change of `CallStatus` (`ringing`,
@@ -43,20 +44,34 @@ public enum TwilioWebhook {
 
 /// Twilio's request signature (`X-Twilio-Signature`): base64 of HMAC-SHA1, keyed with the account's auth
 /// token, over the full URL Twilio called followed by every POST parameter's name and value, sorted by name.
+/// The MAC is swift-crypto's (`HMAC<Insecure.SHA1>`: SHA-1 is what Twilio signs with).
 public enum TwilioSignature {
   /// The signature of a request.
   public static func signature(url: String, form: FormBody, authToken: String) -> String {
+    Data(code(url: url, form: form, authToken: authToken)).base64EncodedString()
+  }
+
+  /// Whether `header` is the signature of the request: its base64 decoded and compared with the MAC in
+  /// constant time (swift-crypto's `isValidAuthenticationCode`).
+  public static func isValid(header: String?, url: String, form: FormBody, authToken: String) -> Bool {
+    guard let header, let given = Data(base64Encoded: header.trimmingCharacters(in: .whitespaces)) else {
+      return false
+    }
+    return HMAC<Insecure.SHA1>.isValidAuthenticationCode(
+      given, authenticating: Array(signed(url: url, form: form).utf8), using: SymmetricKey(data: Array(authToken.utf8)))
+  }
+
+  private static func code(url: String, form: FormBody, authToken: String) -> HashedAuthenticationCode<Insecure.SHA1> {
+    HMAC<Insecure.SHA1>.authenticationCode(
+      for: Array(signed(url: url, form: form).utf8), using: SymmetricKey(data: Array(authToken.utf8)))
+  }
+
+  /// The text Twilio signs: the URL, then each parameter's name and value, sorted by name.
+  private static func signed(url: String, form: FormBody) -> String {
     var text = url
     for pair in form.pairs.sorted(by: { ($0.name, $0.value) < ($1.name, $1.value) }) {
       text += pair.name + pair.value
     }
-    let mac = HMACSHA1.authenticationCode(for: Array(text.utf8), key: Array(authToken.utf8))
-    return Data(mac).base64EncodedString()
-  }
-
-  /// Whether `header` is the signature of the request, compared in constant time.
-  public static func isValid(header: String?, url: String, form: FormBody, authToken: String) -> Bool {
-    guard let header else { return false }
-    return ConstantTime.equal(Array(header.utf8), Array(signature(url: url, form: form, authToken: authToken).utf8))
+    return text
   }
 }
