@@ -40,9 +40,20 @@ public struct HTTPService: Service {
     let host = configuration.host
     let logger = logger
     let onListening = onListening
+    let budget = ConnectionBudget(configured: configuration.limits.connections)
+    let refused: @Sendable (Int) -> Void = { count in
+      // Logged at first and then rarely: a flood of refused connections must not flood the log.
+      if count <= 10 || count % 1_000 == 0 {
+        logger.warning(
+          "http: closed a connection at once: \(budget.limit) are open, the most the API holds; \(count) closed so far")
+      }
+    }
     let app = Application(
       router: api.router(),
-      server: .http1(configuration: .init(additionalChannelHandlers: [UnreadBodyGuard()], idleTimeout: idle)),
+      server: .http1(
+        configuration: .init(
+          additionalChannelHandlers: [ConnectionBudgetHandler(budget: budget, refused: refused), UnreadBodyGuard()],
+          idleTimeout: idle)),
       configuration: ApplicationConfiguration(
         address: .hostname(host, port: configuration.port), serverName: "callalert"),
       onServerRunning: { channel in
