@@ -13,6 +13,8 @@ public final class CallHistory: Sendable {
   /// The database's path; nil in memory.
   public let path: String?
   let database: any DatabaseWriter
+  /// The file opened at `path` (its device and inode), to tell when the path names another file or none.
+  let identity: CallHistoryFiles.Identity?
 
   /// Opens (or creates) the history at `path`, and brings its schema up to date. The folders are made
   /// `0700` and the files kept `0600` (see ``CallHistoryFiles/prepare(path:)``).
@@ -83,6 +85,7 @@ public final class CallHistory: Sendable {
   private init(reading database: DatabaseQueue, path: String) {
     self.database = database
     self.path = path
+    self.identity = nil
   }
 
   private convenience init(openingAt path: String) throws(CallHistoryError) {
@@ -92,7 +95,8 @@ public final class CallHistory: Sendable {
     // Deleted calls (retention) are overwritten with zeros, not left readable in free pages.
     configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA secure_delete = ON") }
     do {
-      try self.init(database: DatabasePool(path: path, configuration: configuration), path: path)
+      let pool = try DatabasePool(path: path, configuration: configuration)
+      try self.init(database: pool, path: path, identity: CallHistoryFiles.identity(of: path))
     } catch {
       throw CallHistoryError(error, path: path)
     }
@@ -107,9 +111,10 @@ public final class CallHistory: Sendable {
     }
   }
 
-  private init(database: any DatabaseWriter, path: String?) throws {
+  private init(database: any DatabaseWriter, path: String?, identity: CallHistoryFiles.Identity? = nil) throws {
     self.database = database
     self.path = path
+    self.identity = identity
     try CallHistory.migrator.migrate(database)
   }
 
