@@ -57,10 +57,15 @@ extension HistoryWriter {
     return .madeAgain
   }
 
-  /// The periodic check: what waits is written to a file made again at once.
-  func checkFilePeriodically() {
-    exclusively {
-      if checkFile() == .madeAgain { flush() }
+  /// Checks the file every `interval`, on the busy thread, until the writer stops: what waits is written to a
+  /// file made again at once. One wake-up of that thread per check, and a `stat`.
+  func checkFileLater(every interval: Duration) {
+    busy.asyncAfter(interval) { [weak self] in
+      guard let self, !self.state.withLock(\.stopped) else { return }
+      self.exclusively {
+        if self.checkFile() == .madeAgain { self.flush() }
+      }
+      self.checkFileLater(every: interval)
     }
   }
 }

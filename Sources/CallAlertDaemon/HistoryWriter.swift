@@ -122,7 +122,9 @@ final class HistoryWriter: Sendable {
   let capacity: Int
   /// How long a record waits in memory before its write: see ``record(_:at:)``.
   let writeDelay: Duration
-  /// How often the file is compared with its path (see ``checkFile()``); nil: only before each commit.
+  /// How often the file is compared with its path (see ``checkFile()``); nil: only before each commit. Timed
+  /// by the busy thread itself (its own wait), not the injected clock: a timer task on the concurrency pool
+  /// woke two of libdispatch's threads each time, which doubled the idle daemon's wake-ups.
   let fileCheckInterval: Duration?
   let logger: Logger
   let onChange: @Sendable (HistoryHealth) -> Void
@@ -140,7 +142,7 @@ final class HistoryWriter: Sendable {
   ///   - path: the history's path, for `status`; nil in memory.
   ///   - keepDays: calls older than this many days are deleted at start and every day after (unacknowledged
   ///     missed calls are kept); nil keeps everything.
-  ///   - clock: times the retries, the daily retention, the file check and the stall watch.
+  ///   - clock: times the retries, the daily retention and the stall watch.
   ///   - now: the wall clock, for the retention's cut-off and the time of a stop.
   ///   - capacity: how many writes may wait in memory.
   ///   - writeDelay: how long a record waits for the records that follow it, to share their commit.
@@ -217,14 +219,8 @@ final class HistoryWriter: Sendable {
           self.scheduleWrite()
         })
     }
-    if let fileCheckInterval {
-      timers.append(
-        makeTimer(fileCheckInterval, fileCheckInterval) { [weak self] in
-          guard let self else { return }
-          self.busy.async { self.checkFilePeriodically() }
-        })
-    }
     state.withLock { $0.timers = timers }
+    if let fileCheckInterval { checkFileLater(every: fileCheckInterval) }
   }
 
   /// The unacknowledged missed calls, once, when the history is whole; nil before that (or after).

@@ -473,9 +473,15 @@ extension HistoryWriter {
       await writer.waitForRoom()
       released.withLock { $0 = true }
     }
-    // No commit finishes for the stall limit: intake goes on, the records wait in memory.
-    #expect(await advance(clock, by: .milliseconds(100), within: .seconds(5)) { released.withLock { $0 } } != nil)
+    // It waits (its stall watch armed on the test clock) ...
+    let watched = await answer(within: 10, { writer.state.withLock { !$0.waiters.isEmpty && $0.stallTimer != nil } }) {
+      $0
+    }
+    #expect(watched && !released.withLock { $0 })
+    // ... until no commit has finished for the stall limit: then intake goes on, the records wait in memory.
+    await clock.advance(by: HistoryWriter.stallLimit)
     await waiting.value
+    #expect(released.withLock { $0 })
     disk.signal()
     await writer.drain()
     #expect(writer.health.pending == 0 && writer.health.lost == 0)
@@ -492,20 +498,21 @@ extension HistoryWriter {
   }
 }
 
-/// A history file removed or replaced while the writer runs: noticed within one check interval of the test
-/// clock, made again with every call (the unacknowledged missed one too), said in the health.
+/// A history file removed or replaced while the writer runs: noticed by the writer's own check (every 50 ms
+/// here) or before its next commit, made again with every call (the unacknowledged missed one too), said in
+/// the health. Waits are on the writer's health changes, bounded by the suite's limit.
 @Suite(.timeLimit(.minutes(1))) struct HistoryWriterFileTests {
   static let start = HistoryWriterTests.start
 
   /// A writer on a file in a fresh folder, with a call that was hung up and a missed call nobody acknowledged.
   static func writer(
-    clock: TestClock<Duration>
+    clock: TestClock<Duration>, checkEvery: Duration = .seconds(3_600)
   ) async -> (writer: HistoryWriter, path: String, health: AsyncStream<HistoryHealth>, cleanup: @Sendable () -> Void) {
     let (path, cleanup) = HistoryLoadTests.temporaryPath()
     let (changes, sink) = AsyncStream.makeStream(of: HistoryHealth.self)
     let writer = HistoryWriter(
-      path: path, keepDays: 30, clock: clock, now: { Self.start }, logger: Logger(label: "test"),
-      onChange: { sink.yield($0) })
+      path: path, keepDays: 30, clock: clock, now: { Self.start }, fileCheckInterval: checkEvery,
+      logger: Logger(label: "test"), onChange: { sink.yield($0) })
     _ = await writer.start()
     writer.record(HistoryWriterTests.ring("c1"), at: Self.start)
     writer.record(.stopped(callID: "c1", reason: .hangup), at: Self.start + 1)
@@ -523,14 +530,12 @@ extension HistoryWriter {
   }
 
   @Test func aRemovedFileIsNoticedAndMadeAgainWithEveryCall() async throws {
-    let clock = TestClock()
-    let (writer, path, changes, cleanup) = await Self.writer(clock: clock)
+    let (writer, path, changes, cleanup) = await Self.writer(clock: TestClock(), checkEvery: .milliseconds(50))
     defer { cleanup() }
     for file in [path] + CallHistoryFiles.companionSuffixes.map({ path + $0 }) { unlink(file) }
     writer.record(HistoryWriterTests.ring("c2"), at: Self.start + 3)  // to the removed file, for now
 
-    // One check interval of the clock, and no more: the check it rings finds the file gone.
-    await clock.advance(by: HistoryWriter.defaultFileCheckInterval)
+    // Nothing asks: the writer's own check finds the file gone.
     let change = await HistoryWriterTests.next(changes) { $0.recreated != nil }
     #expect(change?.recreated?.reason == .removed && change?.state == .ok)
     await writer.drain()
@@ -548,8 +553,7 @@ extension HistoryWriter {
   }
 
   @Test func aReplacedFileIsKeptAsideAndTheHistoryPutBack() async throws {
-    let clock = TestClock()
-    let (writer, path, changes, cleanup) = await Self.writer(clock: clock)
+    let (writer, path, changes, cleanup) = await Self.writer(clock: TestClock())
     defer { cleanup() }
     try Data("someone else's file".utf8).write(to: URL(fileURLWithPath: path + ".new"))
     #expect(rename(path + ".new", path) == 0)
