@@ -41,6 +41,10 @@ struct HistoryLoadSoak {
     var finishedInTime = false
     var daemonExited = false
     var activity: MachineActivity?
+    /// The daemon's own CPU while the pairs went in, in cores.
+    var daemonCores = 0.0
+    /// The most writes `status` showed waiting in memory, sampled every 200 ms.
+    var longestQueue = 0
     var notes: [String] = []
 
     var pairsPerSecond: Double { seconds > 0 ? Double(pairs) / seconds : 0 }
@@ -59,15 +63,21 @@ struct HistoryLoadSoak {
         ("false_missed", .int(falseMissed)), ("status_lost", statusLost.map { .int($0) } ?? .string("no answer")),
         ("status_state", .string(statusState)), ("recreated", .bool(recreated)),
         ("finished_in_time", .bool(finishedInTime)), ("daemon_exited", .bool(daemonExited)),
+        ("daemon_cpu_cores", .number(daemonCores)), ("longest_queue_seen", .int(longestQueue)),
         ("machine", activity?.json ?? .string("")), ("notes", .array(notes.prefix(20).map { .string($0) })),
       ])
     }
 
     func report(into table: inout ResultTable) {
       let rate = String(format: "%.0f pairs/s", pairsPerSecond)
+      let machine = activity.map {
+        String(
+          format: "load %.2f → %.2f; the daemon %.2f cores, the rest of the machine %.2f", $0.start.load, $0.end.load,
+          daemonCores, max(0, $0.otherCores - daemonCores))
+      }
       table.add(
         "history \(name): \(pairs) pairs, \(hogs) CPU-bound beside",
-        "\(Int(seconds)) s, \(rate); \(activity?.text ?? "")")
+        "\(String(format: "%.1f", seconds)) s, \(rate), longest queue \(longestQueue); \(machine ?? "")")
       table.add(
         "history \(name): calls missing / wrong outcome / false missed",
         "\(pairs - found) / \(wrongOutcome) / \(falseMissed)", target: "0 / 0 / 0")
@@ -124,8 +134,22 @@ struct HistoryLoadSoak {
 
     let spinners = (0..<hogs).compactMap { _ in Self.spinner() }
     let before = MachineActivity.Sample.now()
+    let daemonBefore = Self.cpuSeconds(of: daemon.processIdentifier)
     let started = ContinuousClock.now
+    let sampling = ChaosClient.Run()
+    let sampler = Task {
+      var longest = 0
+      while !sampling.isStopped {
+        if let pending = await Self.historyHealth(socket: socket)?["pending"] as? Int {
+          longest = max(longest, pending)
+        }
+        try? await Task.sleep(for: .milliseconds(200))  // a sample, not a wait for anything
+      }
+      return longest
+    }
     let sent = try await send(socket: socket, historyPath: historyPath)
+    sampling.stop()
+    outcome.longestQueue = await sampler.value
     outcome.answers = sent.answers
     outcome.answeredOK = sent.ok
     outcome.finishedInTime = sent.inTime
@@ -134,6 +158,7 @@ struct HistoryLoadSoak {
     for spinner in spinners { kill(spinner, SIGKILL) }
     for spinner in spinners { waitpid(spinner, nil, 0) }
     outcome.activity = MachineActivity(start: before, end: .now())
+    outcome.daemonCores = (Self.cpuSeconds(of: daemon.processIdentifier) - daemonBefore) / max(outcome.seconds, 1e-9)
 
     // The file removed: noticed before the busy thread's next commit or within the daemon's 2 s check.
     let settled = ContinuousClock.now.advanced(by: .seconds(removeAfter == nil ? 0 : 10))
@@ -264,6 +289,17 @@ struct HistoryLoadSoak {
     var result = await reader
     if !sender { result.notes.append("the sender stopped early") }
     return result
+  }
+
+  /// The CPU time (user and system) a running process used so far, from /proc; 0 when it cannot be read.
+  private static func cpuSeconds(of pid: pid_t) -> Double {
+    guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+      let close = text.lastIndex(of: ")")
+    else { return 0 }
+    // After "pid (comm) ": state is field 3, utime and stime are fields 14 and 15.
+    let fields = text[text.index(after: close)...].split(separator: " ")
+    guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+    return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
   }
 
   /// A CPU-bound child process (`sh` spinning); its PID, or nil when it cannot start.
