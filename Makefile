@@ -93,8 +93,10 @@ bench: deps
 
 ## soak: the reliability soak (minutes; not in CI): 10 000 calls through a faulty, unplugged line, kill -9 of the
 ## daemon mid-ring 100 times, then the chaos run (misbehaving clients, a descriptor limit, a broken stdout, a full
-## disk, a deaf board); writes soak-results.json and fails if a ring overran, a hangup, command or record was lost,
-## a deaf board was not played again, or the daemon died
+## disk, a deaf board), then the history under load (100 000 call/hangup pairs as fast as the socket takes them, as
+## is and beside two CPU-bound processes, and with the history file removed mid-run); writes soak-results.json and
+## fails if a ring overran, a hangup, command or record was lost, a deaf board was not played again, the daemon
+## died, or a call is missing from the history or has the wrong outcome
 soak: deps
 	@Tools/scripts/soak.sh
 

@@ -232,7 +232,7 @@ let package = Package(
         "CallAlertBenchMalloc", "CallAlertProtocol", "CallAlertBoardCore", "CallAlertSerial", "CallAlertTransport",
         "CallAlertVirtualBoard", .product(name: "SystemPackage", package: "swift-system"),
         "CallAlertClient", "CallAlertDaemon", "CallAlertSimulation", "CallAlertEngine", "CallAlertHTTPDaemon",
-        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        "CallAlertHistory", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ],

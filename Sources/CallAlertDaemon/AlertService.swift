@@ -34,6 +34,8 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
   private let wallClock: @Sendable () -> Date
   private let logger: Logger
   private let recorder: (@Sendable (EngineEvent, Date) -> Void)?
+  /// Waits while the recorder is behind: see ``roomForRecords()``.
+  private let recorderRoom: (@Sendable () async -> Void)?
   private var drivers: [String: BoardDriver<C>] = [:]
   private var connectors: [String: Connector]
   private let linkTiming: LinkTiming
@@ -53,14 +55,16 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
   ///   - connectors: how to reach each configured board, by name.
   ///   - wallClock: the wall clock (quiet hours, sent-at lateness); injected for tests and the demo.
   ///   - recorder: called for every event (the history); errors are the recorder's to log.
+  ///   - recorderRoom: returns once the recorder has room for more events (the history's back-pressure);
+  ///     ``roomForRecords()`` calls it.
   ///   - linkTiming: the boards' retransmission rules (``LinkTiming/init(baudRate:baseTimeoutMs:maxTries:)``
   ///     for a UART slower than 115 200 baud).
   ///   - patternTable: the config's pattern file, compiled: installed on every board whose table differs.
   public init(
     configuration: EngineConfiguration, connectors: [String: Connector], clock: C,
     wallClock: @escaping @Sendable () -> Date = { Date() }, logger: Logger,
-    recorder: (@Sendable (EngineEvent, Date) -> Void)? = nil, linkTiming: LinkTiming = .standard,
-    patternTable: PatternBuild? = nil
+    recorder: (@Sendable (EngineEvent, Date) -> Void)? = nil, recorderRoom: (@Sendable () async -> Void)? = nil,
+    linkTiming: LinkTiming = .standard, patternTable: PatternBuild? = nil
   ) {
     self.linkTiming = linkTiming
     self.patternTable = patternTable
@@ -69,6 +73,7 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
     self.wallClock = wallClock
     self.logger = logger
     self.recorder = recorder
+    self.recorderRoom = recorderRoom
     self.connectors = connectors
     engine = AlertEngine(configuration: configuration, now: EngineTime(monotonicMs: 0, wall: wallClock()))
   }
@@ -131,6 +136,13 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
     case .ignored(let reason): return .ignored(reason)
     case .input(let input): return .of(input, events: submit(input))
     }
+  }
+
+  /// Returns once the recorder (the history) has room for more events: at once while it keeps up. Every
+  /// source calls it after submitting what it received, so that a flood slows to what the history's disk
+  /// takes rather than the history dropping records; the call submitted before already rang.
+  public nonisolated func roomForRecords() async {
+    await recorderRoom?()
   }
 
   /// Restores unacknowledged missed calls (from the history) so the indicator blinks again.

@@ -8,21 +8,33 @@ import Synchronization
   import Darwin
 #endif
 
-/// A thread of its own that runs work in order, at a lower scheduling priority than the rest of the
-/// daemon: for work that may take milliseconds of CPU and must never hold up a ring, such as the history's
-/// SQLite commits. On a two-core machine such a commit, on a Dispatch worker at the same priority as the
-/// event loop, delayed the board frames of the requests that came meanwhile by one or two milliseconds.
+/// A thread of its own that runs work in order, off the event loop and the concurrency pool: for work that
+/// may take milliseconds of CPU or wait for the disk, such as the history's SQLite commits.
 ///
-/// On Linux the thread runs under `SCHED_IDLE`: it gets a core only when nothing else wants it, and a thread
+/// ``Priority/idle`` threads run at a lower scheduling priority than the rest of the daemon, for work that
+/// must never hold up a ring. On a two-core machine a commit on a Dispatch worker at the same priority as the
+/// event loop delayed the board frames of the requests that came meanwhile by one or two milliseconds. On
+/// Linux such a thread runs under `SCHED_IDLE`: it gets a core only when nothing else wants it, and a thread
 /// of the normal class that wakes takes the core back at once. Nice 10 was not enough: the kernel's EEVDF
 /// scheduler lets a thread that just woke run its slice out, and a commit woken by its 50 ms timer held a
 /// core for a whole millisecond while the loop that rings the boards waited beside it (the bench's slowest
-/// fan-outs, one every 50 ms). Should `SCHED_IDLE` be refused, the thread falls back to nice 10. Under a
-/// machine busy with other work, what runs here is slowed, never lost.
+/// fan-outs, one every 50 ms). Should `SCHED_IDLE` be refused, the thread falls back to nice 10. The price:
+/// on a machine whose cores are all busy with other work, an idle thread gets next to nothing (its weight is
+/// 3 against 1 024 for a normal thread), so work that must get done goes to a ``Priority/normal`` thread
+/// (see ``HistoryWriter``). A thread cannot raise its own priority again without privilege, hence two threads
+/// rather than one that changes class.
 ///
 /// The thread ends once ``finish()`` was called and the work handed in before it ran (the owner calls it
 /// from its `deinit`).
 final class BackgroundThread: Sendable {
+  /// How the thread is scheduled.
+  enum Priority: Sendable {
+    /// Only when nothing else wants a core (`SCHED_IDLE` on Linux, else nice 10).
+    case idle
+    /// As the rest of the daemon.
+    case normal
+  }
+
   /// The nice value of the thread when `SCHED_IDLE` is refused (Linux sets it per thread; elsewhere it is
   /// left alone).
   static let niceness: Int32 = 10
@@ -56,10 +68,10 @@ final class BackgroundThread: Sendable {
 
   private let shared = Shared()
 
-  /// Starts the thread.
-  init(name: String) {
+  /// Starts the thread, by default in the idle class.
+  init(name: String, priority: Priority = .idle) {
     let shared = self.shared
-    let thread = Thread { Self.run(shared) }
+    let thread = Thread { Self.run(shared, priority: priority) }
     thread.name = name
     thread.stackSize = 1 << 20
     thread.start()
@@ -85,9 +97,9 @@ final class BackgroundThread: Sendable {
     shared.wakeUp.signal()
   }
 
-  private static func run(_ shared: Shared) {
+  private static func run(_ shared: Shared, priority: Priority) {
     #if os(Linux)
-      lowerThisThread()
+      if priority == .idle { lowerThisThread() }
     #endif
     var jobs: [@Sendable () -> Void] = []
     while true {

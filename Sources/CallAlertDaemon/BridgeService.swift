@@ -30,6 +30,7 @@ public final class BridgeService<C: Clock>: Sendable where C.Duration == Duratio
               logger.info("source \(name): the engine ignored \(id): \(reason.rawValue)")
             }
           }
+          await service.roomForRecords()
         },
         report: { report in Self.log(report, source: name, logger: logger) })
     }

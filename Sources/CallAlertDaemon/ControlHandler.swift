@@ -26,13 +26,17 @@ struct ControlHandler<C: Clock>: Sendable where C.Duration == Duration {
   func handle(_ request: ControlRequest, source: String, lineNumber: Int) async -> ControlResponse {
     switch request {
     case .input(let input):
-      return answer(RequestOutcome.of(input, events: await service.submit(input)), source, lineNumber)
+      let events = await service.submit(input)
+      await service.roomForRecords()  // the history's back-pressure: the answer waits, not the ring
+      return answer(RequestOutcome.of(input, events: events), source, lineNumber)
     case .push(let document):
       do {
         let push = try PushPayload.read(document, rules: configuration.pushRules, receivedAt: Date())
         // Id-less calls are matched per input, across the socket's connections (`socket#3` is `socket`).
         let input = String(source.prefix { $0 != "#" })
-        return answer(await service.submit(push, source: input), source, lineNumber)
+        let outcome = await service.submit(push, source: input)
+        await service.roomForRecords()
+        return answer(outcome, source, lineNumber)
       } catch {
         logger.notice("rejected push \(error)")
         return .failure(error)

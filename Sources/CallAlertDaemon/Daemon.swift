@@ -145,6 +145,7 @@ public enum Daemon {
     let service = AlertService(
       configuration: configuration.engine, connectors: connectors, clock: ContinuousClock(), logger: logger,
       recorder: { event, at in writer.record(event, at: at) },
+      recorderRoom: { if writer.isBehind { await writer.waitForRoom() } },
       linkTiming: options.simulate ? .standard : LinkTiming(baudRate: options.baudRate), patternTable: patternTable)
     // Calls left ringing by a daemon that died are closed; missed calls nobody acknowledged blink again.
     await writer.start(restoreMissed: { missed in await service.restoreMissed(missed) })

@@ -220,6 +220,7 @@ public actor MQTTBridge {
     for event in await service.submit(input) {
       if case .ignored(let id, let reason) = event { logger.info("mqtt: the engine ignored \(id): \(reason.rawValue)") }
     }
+    await service.roomForRecords()
   }
 
   private func hostCommand(_ command: MQTTTopics.HostCommand, _ payload: [UInt8]) async {

@@ -46,6 +46,7 @@ struct SIPService<C: Clock>: Service where C.Duration == Duration {
             logger.info("sip: the engine ignored \(id): \(reason.rawValue)")
           }
         }
+        await service.roomForRecords()
       },
       report: { report in
         Self.log(report, logger: logger)

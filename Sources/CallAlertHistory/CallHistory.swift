@@ -12,7 +12,9 @@ internal import GRDB
 public final class CallHistory: Sendable {
   /// The database's path; nil in memory.
   public let path: String?
-  private let database: any DatabaseWriter
+  let database: any DatabaseWriter
+  /// The file opened at `path` (its device and inode), to tell when the path names another file or none.
+  let identity: CallHistoryFiles.Identity?
 
   /// Opens (or creates) the history at `path`, and brings its schema up to date. The folders are made
   /// `0700` and the files kept `0600` (see ``CallHistoryFiles/prepare(path:)``).
@@ -83,6 +85,7 @@ public final class CallHistory: Sendable {
   private init(reading database: DatabaseQueue, path: String) {
     self.database = database
     self.path = path
+    self.identity = nil
   }
 
   private convenience init(openingAt path: String) throws(CallHistoryError) {
@@ -92,7 +95,8 @@ public final class CallHistory: Sendable {
     // Deleted calls (retention) are overwritten with zeros, not left readable in free pages.
     configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA secure_delete = ON") }
     do {
-      try self.init(database: DatabasePool(path: path, configuration: configuration), path: path)
+      let pool = try DatabasePool(path: path, configuration: configuration)
+      try self.init(database: pool, path: path, identity: CallHistoryFiles.identity(of: path))
     } catch {
       throw CallHistoryError(error, path: path)
     }
@@ -107,9 +111,10 @@ public final class CallHistory: Sendable {
     }
   }
 
-  private init(database: any DatabaseWriter, path: String?) throws {
+  private init(database: any DatabaseWriter, path: String?, identity: CallHistoryFiles.Identity? = nil) throws {
     self.database = database
     self.path = path
+    self.identity = identity
     try CallHistory.migrator.migrate(database)
   }
 
@@ -122,9 +127,9 @@ public final class CallHistory: Sendable {
   }
 
   /// The path for errors.
-  private var displayPath: String { path ?? ":memory:" }
+  var displayPath: String { path ?? ":memory:" }
 
-  private func write<T>(_ body: (Database) throws -> T) throws(CallHistoryError) -> T {
+  func write<T>(_ body: (Database) throws -> T) throws(CallHistoryError) -> T {
     do { return try database.write(body) } catch { throw CallHistoryError(error, path: displayPath) }
   }
 
@@ -147,83 +152,17 @@ public final class CallHistory: Sendable {
   /// - `patternFallback`: the ringing row's pattern becomes what played, e.g. `UK (fallback for office on desk)`;
   ///   a second board's fallback is added after `; `.
   public func record(_ event: EngineEvent, at date: Date) throws(CallHistoryError) {
-    try write { db in try Self.apply(event, at: date, db) }
+    try record([HistoryRecord(event, at: date)])
   }
 
   /// Records events in order, in one transaction: all of them or, on an error, none. A burst of calls costs one
-  /// commit (one wait for the disk) instead of one per event.
+  /// commit (one wait for the disk) instead of one per event, and a call that rings and ends within the batch
+  /// is written once, as its final row: one INSERT instead of an INSERT, a look-up and an UPDATE.
   public func record(_ records: [HistoryRecord]) throws(CallHistoryError) {
     try write { db in
-      for record in records { try Self.apply(record.event, at: record.date, db) }
-    }
-  }
-
-  private static func apply(_ event: EngineEvent, at date: Date, _ db: Database) throws {
-    switch event {
-    case .ringing(let call, let boards, let pattern, _, _):
-      let boardsText = Self.encode(boards)
-      if let rowID = try Self.latestRow(db, id: call.id, outcomes: [.ringing]) {
-        try Self.execute(
-          db,
-          sql:
-            "UPDATE calls SET boards = ?, pattern = ?, reason = NULL, rang_at = COALESCE(rang_at, ?) WHERE rowid = ?",
-          arguments: [boardsText, Self.describe(pattern), date, rowID])
-      } else {
-        try Self.insert(
-          db, call, at: date, outcome: .ringing, rangAt: date, boards: boardsText, pattern: Self.describe(pattern))
-      }
-    case .suppressed(let call, let reason):
-      try Self.insert(db, call, at: date, outcome: .suppressed, reason: reason.rawValue, endedAt: date)
-    case .stopped(let callID, let reason):
-      guard let rowID = try Self.latestRow(db, id: callID, outcomes: [.ringing]) else { return }
-      let outcome: CallOutcome
-      switch reason {
-      case .boardLost:
-        try Self.execute(db, sql: "UPDATE calls SET reason = ? WHERE rowid = ?", arguments: [reason.rawValue, rowID])
-        return
-      case .hangup: outcome = .hungUp
-      case .answered: outcome = .answered
-      case .acknowledged: outcome = .acknowledged
-      case .cap, .unanswered: outcome = .missed
-      }
-      try Self.execute(
-        db,
-        sql: "UPDATE calls SET outcome = ?, reason = ?, ended_at = ?, missed = missed OR ? WHERE rowid = ?",
-        arguments: [outcome.rawValue, reason.rawValue, date, outcome == .missed, rowID])
-    case .missed(let call, let reason):
-      if let rowID = try Self.latestRow(db, id: call.id, outcomes: [.ringing, .missed, .suppressed]) {
-        try Self.execute(
-          db,
-          sql: """
-            UPDATE calls SET missed = 1, ended_at = COALESCE(ended_at, ?),
-              reason = CASE WHEN outcome = 'ringing' THEN ? ELSE reason END,
-              outcome = CASE WHEN outcome = 'ringing' THEN 'missed' ELSE outcome END
-            WHERE rowid = ?
-            """,
-          arguments: [date, reason.rawValue, rowID])
-      } else {
-        let outcome: CallOutcome = reason == .cap || reason == .unanswered ? .missed : .suppressed
-        try Self.insert(db, call, at: date, outcome: outcome, reason: reason.rawValue, endedAt: date, missed: true)
-      }
-    case .missedAcknowledged:
-      try Self.execute(
-        db,
-        sql: "UPDATE calls SET acknowledged = 1, acknowledged_at = ? WHERE missed = 1 AND acknowledged = 0",
-        arguments: [date])
-    case .ignored:
-      break
-    case .patternFallback(let callID, let board, let requested, let played, _):
-      // The row names what really played: the fallback, and the pattern it stood in for.
-      // Several boards may fall back: each adds its note.
-      guard let rowID = try Self.latestRow(db, id: callID, outcomes: [.ringing]) else { return }
-      let note = "\(played) (fallback for \(Self.describe(requested)) on \(board))"
-      try Self.execute(
-        db,
-        sql: """
-          UPDATE calls SET pattern = CASE WHEN pattern LIKE '% (fallback for %' THEN pattern || '; ' || ? ELSE ? END
-          WHERE rowid = ?
-          """,
-        arguments: [note, note, rowID])
+      var batch = Batch()
+      for record in records { try batch.apply(record.event, at: record.date, db) }
+      try batch.finish(db)
     }
   }
 
@@ -282,11 +221,11 @@ public final class CallHistory: Sendable {
 
   /// Runs one of the history's own statements, prepared once per connection and kept (GRDB's statement cache):
   /// a record's write no longer parses and authorizes its SQL each time, which was half its cost.
-  private static func execute(_ db: Database, sql: String, arguments: StatementArguments) throws {
+  static func execute(_ db: Database, sql: String, arguments: StatementArguments) throws {
     try db.cachedStatement(sql: sql).execute(arguments: arguments)
   }
 
-  private static func latestRow(_ db: Database, id: String, outcomes: [CallOutcome]) throws -> Int64? {
+  static func latestRow(_ db: Database, id: String, outcomes: [CallOutcome]) throws -> Int64? {
     let marks = outcomes.map { _ in "?" }.joined(separator: ", ")
     var arguments: StatementArguments = [id]
     for outcome in outcomes { arguments += [outcome.rawValue] }
@@ -296,26 +235,6 @@ public final class CallHistory: Sendable {
           "SELECT rowid FROM calls WHERE id = ? AND outcome IN (\(marks)) ORDER BY received_at DESC, rowid DESC LIMIT 1"
       ),
       arguments: arguments)
-  }
-
-  private static func insert(
-    _ db: Database, _ call: IncomingCall, at date: Date, outcome: CallOutcome, reason: String? = nil,
-    rangAt: Date? = nil, endedAt: Date? = nil, boards: String = "[]", pattern: String? = nil, missed: Bool = false
-  ) throws {
-    try Self.execute(
-      db,
-      sql: """
-        INSERT INTO calls (id, received_at, caller, name, level, pattern_hint, sent_at, rang_at, ended_at, outcome,
-          reason, boards, pattern, missed)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-        ON CONFLICT (id, received_at) DO UPDATE SET outcome = excluded.outcome, reason = excluded.reason,
-          rang_at = excluded.rang_at, ended_at = excluded.ended_at, boards = excluded.boards,
-          pattern = excluded.pattern, missed = excluded.missed
-        """,
-      arguments: [
-        call.id, date, call.callerNumber, call.callerName, call.level.rawValue, call.patternHint, call.sentAt, rangAt,
-        endedAt, outcome.rawValue, reason, boards, pattern, missed,
-      ])
   }
 
   private static func record(_ row: Row, path: String?) throws -> CallRecord {
@@ -336,7 +255,7 @@ public final class CallHistory: Sendable {
       missed: row["missed"], acknowledged: row["acknowledged"], acknowledgedAt: row["acknowledged_at"])
   }
 
-  private static func encode(_ boards: [String]) -> String {
+  static func encode(_ boards: [String]) -> String {
     (try? String(decoding: JSONEncoder().encode(boards), as: UTF8.self)) ?? "[]"
   }
 
@@ -344,7 +263,7 @@ public final class CallHistory: Sendable {
     (try? JSONDecoder().decode([String].self, from: Data(text.utf8))) ?? []
   }
 
-  private static func describe(_ pattern: PatternReference) -> String {
+  static func describe(_ pattern: PatternReference) -> String {
     switch pattern {
     case .slot(let slot): "slot \(slot)"
     case .named(let name): name

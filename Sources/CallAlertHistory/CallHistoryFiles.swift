@@ -64,6 +64,66 @@ public enum CallHistoryFiles {
     return target
   }
 
+  /// A file as the system knows it, whatever its name: its device and inode. The history remembers the one it
+  /// opened and compares it with what its path names now (see ``CallHistory/fileChange()``).
+  public struct Identity: Equatable, Sendable {
+    /// The device the file is on (`st_dev`).
+    public var device: UInt64
+    /// The file's inode on that device (`st_ino`).
+    public var inode: UInt64
+  }
+
+  /// What `path` names now: nil when nothing is there (or its folder is gone).
+  public static func identity(of path: String) -> Identity? {
+    var status = stat()
+    guard stat(path, &status) == 0 else { return nil }
+    return Identity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
+  }
+
+  /// Makes the folders up to `path` (each one `0700`), as ``prepare(path:)`` does, without touching the file.
+  static func makeFolders(forFile path: String) throws(CallHistoryError) {
+    let folder = (path as NSString).deletingLastPathComponent
+    if !folder.isEmpty { try makeFolders(folder, for: path) }
+  }
+
+  /// Moves a file that took the history's place while the daemon ran aside, as
+  /// `<path>.replaced-<UTC time>`; its companions are left alone (they are the daemon's own). Returns the new path.
+  static func moveReplacementAside(path: String, at date: Date) throws(CallHistoryError) -> String {
+    var target = "\(path).replaced-\(stamp(date))"
+    var attempt = 1
+    while FileManager.default.fileExists(atPath: target) {
+      attempt += 1
+      target = "\(path).replaced-\(stamp(date))-\(attempt)"
+    }
+    guard rename(path, target) == 0 else { throw failure(path, "cannot move the file that replaced it aside", errno) }
+    return target
+  }
+
+  /// Creates an empty private (`0600`) file at `path`, which must not exist.
+  static func createEmpty(_ path: String) throws(CallHistoryError) {
+    let descriptor = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, fileMode)
+    guard descriptor >= 0 else { throw failure(path, "cannot create the file", errno) }
+    close(descriptor)
+  }
+
+  /// Flushes `path`'s data to the disk (fsync), so that a rename of it is durable once made.
+  static func sync(_ path: String) throws(CallHistoryError) {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { throw failure(path, "cannot open the file to sync it", errno) }
+    defer { close(descriptor) }
+    guard fsync(descriptor) == 0 else { throw failure(path, "cannot sync the file", errno) }
+  }
+
+  /// Flushes the folder of `path` (fsync), so that a file renamed into it stays renamed after a power cut; a
+  /// folder that cannot be opened or synced is left as it is (the rename is done, only not yet durable).
+  static func syncFolder(of path: String) {
+    let folder = (path as NSString).deletingLastPathComponent
+    let descriptor = open(folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard descriptor >= 0 else { return }
+    _ = fsync(descriptor)
+    close(descriptor)
+  }
+
   /// `20261123T212200Z`: sorts by time, and has no character a shell or a file system minds.
   static func stamp(_ date: Date) -> String {
     var calendar = Calendar(identifier: .gregorian)
@@ -95,7 +155,7 @@ public enum CallHistoryFiles {
     _ = chmod(folder, folderMode)
   }
 
-  private static func failure(_ path: String, _ what: String, _ code: Int32) -> CallHistoryError {
+  static func failure(_ path: String, _ what: String, _ code: Int32) -> CallHistoryError {
     let kind: CallHistoryError.Kind =
       switch code {
       case EROFS, EACCES, EPERM: .readOnly

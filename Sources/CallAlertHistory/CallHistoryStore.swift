@@ -17,6 +17,22 @@ public protocol CallHistoryStore: Sendable {
   func calls(missedOnly: Bool, limit: Int) throws(CallHistoryError) -> [CallRecord]
   /// Missed calls not yet acknowledged, oldest first.
   func unacknowledgedMissed() throws(CallHistoryError) -> [IncomingCall]
+  /// What became of the history's file since it was opened: nil while its path still names it (see
+  /// ``CallHistory/fileChange()``). By default nil: a store without a file.
+  func fileChange() -> CallHistoryFileChange?
+  /// Puts the history back at its path with everything it holds, after its file was removed or replaced (see
+  /// ``CallHistory/recreate(at:)``). By default refused: a store without a file.
+  func recreate(at date: Date) throws(CallHistoryError) -> CallHistory.Recreation
+}
+
+extension CallHistoryStore {
+  /// A store without a file: its file never changes.
+  public func fileChange() -> CallHistoryFileChange? { nil }
+
+  /// A store without a file cannot be made again.
+  public func recreate(at date: Date) throws(CallHistoryError) -> CallHistory.Recreation {
+    throw CallHistoryError(path: ":memory:", message: "a history without a file cannot be recreated", kind: .rejected)
+  }
 }
 
 extension CallHistory: CallHistoryStore {}

@@ -57,5 +57,13 @@ struct BackgroundThreadTests {
       #expect(policy == Int(BackgroundThread.idlePolicy), "scheduling policy \(String(describing: policy))")
       thread.finish()
     }
+
+    @Test func aNormalThreadStaysInTheNormalClass() async {
+      let thread = BackgroundThread(name: "test background", priority: .normal)
+      let reports = Reports()
+      thread.async { reports.add(Int(sched_getscheduler(0))) }
+      #expect(await reports.wait(for: 1).first == Int(SCHED_OTHER))
+      thread.finish()
+    }
   #endif
 }

@@ -1,6 +1,7 @@
 import CallAlertControl
 import CallAlertEngine
 import CallAlertHistory
+import CallAlertTestSupport
 import Clocks
 import Dispatch
 import Foundation
@@ -405,5 +406,175 @@ extension HistoryWriter {
     await writer.closeInterrupted(at: Self.start + 1)
     await writer.stop()
     #expect(writer.health.pending == 2)
+  }
+}
+
+/// What the memory queue drops when it must, what intake waits for, and a file removed or replaced under the
+/// writer. Time is a TestClock; waits are on the writer's own health changes, bounded by the suite's limit.
+@Suite(.timeLimit(.minutes(1))) struct HistoryWriterPressureTests {
+  static let start = HistoryWriterTests.start
+  static func ring(_ id: String) -> EngineEvent { HistoryWriterTests.ring(id) }
+
+  /// A full queue drops whole calls, oldest first, and a call's records that come after its ring was dropped;
+  /// the end of a call whose ring is on disk stays, so no call is left ringing there to become a false missed
+  /// call. Every dropped write is counted.
+  @Test func aFullQueueDropsWholeCallsAndNeverTheEndOfACallOnDisk() async throws {
+    let store = try ScriptedStore()
+    let (writer, _) = HistoryWriterTests.writer(store, clock: TestClock(), capacity: 4)
+    _ = await writer.start()
+    writer.record(Self.ring("on-disk"), at: Self.start)
+    await writer.drain()
+    store.failure.withLock { $0 = ScriptedStore.full }
+    writer.record(.stopped(callID: "on-disk", reason: .hangup), at: Self.start + 1)
+    await writer.drain()  // degraded: nothing more is tried until the clock (which stands still) says so
+    #expect(writer.health.state == .degraded)
+    for index in 0..<4 {  // each pair pushes the one before out: 8 writes lost
+      writer.record(Self.ring("c\(index)"), at: Self.start + 2 + Double(index))
+      writer.record(.stopped(callID: "c\(index)", reason: .answered), at: Self.start + 2.5 + Double(index))
+    }
+    writer.record(Self.ring("late"), at: Self.start + 10)
+    for id in ["x1", "x2", "x3"] { writer.record(Self.ring(id), at: Self.start + 11) }  // pushes late's ring out
+    writer.record(.stopped(callID: "late", reason: .hangup), at: Self.start + 12)  // dropped with it
+    #expect(writer.health.pending == 4)
+    #expect(writer.health.lost == 10)
+
+    store.failure.withLock { $0 = nil }
+    _ = await writer.calls(missedOnly: false, limit: 1)  // a query writes what waits at once
+    await writer.closeInterrupted(at: Self.start + 20)
+    let rows = try store.history.calls(limit: 20)
+    #expect(rows.first { $0.id == "on-disk" }?.outcome == .hungUp, "its end was kept")
+    #expect(!rows.contains { $0.id.hasPrefix("c") || $0.id == "late" }, "dropped whole")
+    #expect(rows.filter { $0.reason == "interrupted" }.map(\.id).sorted() == ["x1", "x2", "x3"], "rang, never ended")
+    #expect(writer.health.lost == 10 && writer.health.pending == 0)
+    await writer.stop()
+  }
+
+  /// Intake waits once the queue is long and goes on as the writer brings it down; it never waits for a
+  /// degraded history, nor longer than the writer goes without a commit.
+  @Test func intakeWaitsForAHealthyWriterOnlyAndNeverForAStalledOne() async throws {
+    let store = try ScriptedStore()
+    let clock = TestClock()
+    let (writer, _) = HistoryWriterTests.writer(store, clock: clock, capacity: 10_000)
+    _ = await writer.start()
+    #expect(!writer.isBehind)
+    // The disk hangs in the next commit: the queue grows past the intake's limit.
+    let disk = DispatchSemaphore(value: 0)
+    store.gate.withLock { $0 = disk }
+    var writes = store.writes.makeAsyncIterator()
+    writer.record(Self.ring("first"), at: Self.start)
+    writer.drainSoon()
+    while let write = await writes.next(), write != .record("first") {}
+    for index in 0..<HistoryWriter.intakeLimit {
+      writer.record(Self.ring("c\(index)"), at: Self.start + 1 + Double(index) * 0.001)
+    }
+    #expect(writer.isBehind)
+    let released = Mutex(false)
+    let waiting = Task {
+      await writer.waitForRoom()
+      released.withLock { $0 = true }
+    }
+    // It waits (its stall watch armed on the test clock) ...
+    let watched = await answer(within: 10, { writer.state.withLock { !$0.waiters.isEmpty && $0.stallTimer != nil } }) {
+      $0
+    }
+    #expect(watched && !released.withLock { $0 })
+    // ... until no commit has finished for the stall limit: then intake goes on, the records wait in memory.
+    await clock.advance(by: HistoryWriter.stallLimit)
+    await waiting.value
+    #expect(released.withLock { $0 })
+    disk.signal()
+    await writer.drain()
+    #expect(writer.health.pending == 0 && writer.health.lost == 0)
+
+    // A degraded history: intake never waits.
+    store.failure.withLock { $0 = ScriptedStore.full }
+    for index in 0..<(HistoryWriter.intakeLimit + 10) {
+      writer.record(Self.ring("d\(index)"), at: Self.start + 100 + Double(index) * 0.001)
+    }
+    await writer.drain()
+    #expect(writer.health.state == .degraded && !writer.isBehind)
+    await writer.waitForRoom()
+    await writer.stop()
+  }
+}
+
+/// A history file removed or replaced while the writer runs: noticed by the writer's own check (every 50 ms
+/// here) or before its next commit, made again with every call (the unacknowledged missed one too), said in
+/// the health. Waits are on the writer's health changes, bounded by the suite's limit.
+@Suite(.timeLimit(.minutes(1))) struct HistoryWriterFileTests {
+  static let start = HistoryWriterTests.start
+
+  /// A writer on a file in a fresh folder, with a call that was hung up and a missed call nobody acknowledged.
+  static func writer(
+    clock: TestClock<Duration>, checkEvery: Duration = .seconds(3_600)
+  ) async -> (writer: HistoryWriter, path: String, health: AsyncStream<HistoryHealth>, cleanup: @Sendable () -> Void) {
+    let (path, cleanup) = HistoryLoadTests.temporaryPath()
+    let (changes, sink) = AsyncStream.makeStream(of: HistoryHealth.self)
+    let writer = HistoryWriter(
+      path: path, keepDays: 30, clock: clock, now: { Self.start }, fileCheckInterval: checkEvery,
+      logger: Logger(label: "test"), onChange: { sink.yield($0) })
+    _ = await writer.start()
+    writer.record(HistoryWriterTests.ring("c1"), at: Self.start)
+    writer.record(.stopped(callID: "c1", reason: .hangup), at: Self.start + 1)
+    let passive = IncomingCall(id: "m1", callerName: "Zoë", level: .passive)
+    writer.record(.suppressed(passive, reason: .passive), at: Self.start + 2)
+    writer.record(.missed(passive, reason: .suppressed), at: Self.start + 2)
+    await writer.drain()
+    return (writer, path, changes, cleanup)
+  }
+
+  /// What the file at `path` holds, read as `callalert history --database` would.
+  static func onDisk(_ path: String) throws -> (ids: [String], missed: [String]) {
+    let reader = try CallHistory.reading(path: path)
+    return (try reader.calls(limit: 100).map(\.id), try reader.unacknowledgedMissed().map(\.id))
+  }
+
+  @Test func aRemovedFileIsNoticedAndMadeAgainWithEveryCall() async throws {
+    let (writer, path, changes, cleanup) = await Self.writer(clock: TestClock(), checkEvery: .milliseconds(50))
+    defer { cleanup() }
+    for file in [path] + CallHistoryFiles.companionSuffixes.map({ path + $0 }) { unlink(file) }
+    writer.record(HistoryWriterTests.ring("c2"), at: Self.start + 3)  // to the removed file, for now
+
+    // Nothing asks: the writer's own check finds the file gone.
+    let change = await HistoryWriterTests.next(changes) { $0.recreated != nil }
+    #expect(change?.recreated?.reason == .removed && change?.state == .ok)
+    await writer.drain()
+    #expect(try Self.onDisk(path).ids == ["c2", "m1", "c1"])
+    #expect(try Self.onDisk(path).missed == ["m1"], "the unacknowledged missed call is on disk again")
+    // `status` says so.
+    let status = String(decoding: try ControlResponse.encoder().encode(writer.health), as: UTF8.self)
+    #expect(status.contains(#""recreated":{"#) && status.contains(#""reason":"removed""#))
+    #expect(writer.health.isWhole)
+
+    writer.record(.stopped(callID: "c2", reason: .answered), at: Self.start + 4)
+    await writer.stop()
+    let rows = try CallHistory.reading(path: path).calls(limit: 10)
+    #expect(rows.first?.id == "c2" && rows.first?.outcome == .answered, "later records go to the new file")
+  }
+
+  @Test func aReplacedFileIsKeptAsideAndTheHistoryPutBack() async throws {
+    let (writer, path, changes, cleanup) = await Self.writer(clock: TestClock())
+    defer { cleanup() }
+    try Data("someone else's file".utf8).write(to: URL(fileURLWithPath: path + ".new"))
+    #expect(rename(path + ".new", path) == 0)
+
+    // Noticed before the next commit too, without the clock: a query writes what waits.
+    writer.record(HistoryWriterTests.ring("c2"), at: Self.start + 3)
+    let answer = await writer.calls(missedOnly: false, limit: 10)
+    #expect(answer.calls.map(\.id) == ["c2", "m1", "c1"] && answer.response.isSuccess)
+    let change = await HistoryWriterTests.next(changes) { $0.recreated != nil }
+    let recreated = try #require(change?.recreated)
+    #expect(recreated.reason == .replaced && recreated.calls == 2)
+    let keptAs = try #require(recreated.keptAs)
+    #expect(try String(contentsOfFile: keptAs, encoding: .utf8) == "someone else's file")
+    #expect(try Self.onDisk(path).missed == ["m1"])
+    await writer.stop()
+  }
+}
+
+extension HistoryWriter {
+  /// Queues a write on the busy thread without waiting for it.
+  func drainSoon() {
+    Task { await drain() }
   }
 }

@@ -61,7 +61,15 @@ struct BenchCommand: AsyncParsableCommand {
     help: "Soak: calls rung while clients misbehave, the disk is full and the board goes deaf (the chaos run).")
   var chaosCalls = 300
 
-  @Option(help: ArgumentHelp("Soak: the callalert executable for the kill -9 and chaos runs.", valueName: "path"))
+  @Option(
+    help: "Soak: call/hangup pairs as fast as the control socket takes them, for each history-under-load run.")
+  var historyPairs = 100_000
+
+  @Option(help: "Soak: CPU-bound processes beside the daemon in the busy history-under-load run.")
+  var historyHogs = 2
+
+  @Option(
+    help: ArgumentHelp("Soak: the callalert executable for the kill -9, chaos and history runs.", valueName: "path"))
   var callalert: String?
 
   @Flag(help: .hidden)
@@ -75,7 +83,7 @@ struct BenchCommand: AsyncParsableCommand {
         throw ValidationError("unknown section \(name); sections are \(Self.sections.joined(separator: ", "))")
       }
     }
-    if soakCalls < 0 || killRuns < 0 || chaosCalls < 0 || killParallel < 1 {
+    if soakCalls < 0 || killRuns < 0 || chaosCalls < 0 || killParallel < 1 || historyPairs < 0 || historyHogs < 0 {
       throw ValidationError("soak counts must not be negative")
     }
     if soakCappedPerMille > 985 { throw ValidationError("--soak-capped-per-mille must be 0 to 985") }
@@ -90,7 +98,8 @@ struct BenchCommand: AsyncParsableCommand {
       try await Soak(
         calls: quick ? min(200, soakCalls) : soakCalls, cappedPerMille: soakCappedPerMille,
         killRuns: quick ? min(4, killRuns) : killRuns,
-        killParallel: killParallel, chaosCalls: quick ? min(40, chaosCalls) : chaosCalls, callalert: callalert,
+        killParallel: killParallel, chaosCalls: quick ? min(40, chaosCalls) : chaosCalls,
+        historyPairs: quick ? min(2_000, historyPairs) : historyPairs, historyHogs: historyHogs, callalert: callalert,
         jsonPath: json == "bench-results.json" ? "soak-results.json" : json
       ).run()
       return

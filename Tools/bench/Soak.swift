@@ -25,12 +25,19 @@ import Synchronization
 /// 3. **Chaos.** `callalert run` rings a board while control clients close mid-answer or never read, a burst of
 ///    connections passes its descriptor limit, its standard output stalls and breaks, its history's disk is
 ///    full and the board goes deaf (``ChaosSoak``).
+/// 4. **History under load.** `callalert run --simulate` takes call/hangup pairs as fast as its control socket
+///    does, on the machine as it is, beside CPU-bound processes, and with its history file removed half-way;
+///    every call must be in the history with its outcome (``HistoryLoadSoak``).
 struct Soak {
   let calls: Int
   let cappedPerMille: UInt64
   let killRuns: Int
   let killParallel: Int
   let chaosCalls: Int
+  /// Call/hangup pairs of each history-under-load run (0: none).
+  var historyPairs = 0
+  /// CPU-bound processes beside the daemon in the busy history run.
+  var historyHogs = 2
   let callalert: String?
   let jsonPath: String
 
@@ -44,8 +51,10 @@ struct Soak {
   static let capToleranceMs = 100.0
 
   func run() async throws {
-    if killRuns > 0 || chaosCalls > 0, callalert == nil {
-      throw BenchError("--callalert PATH is needed for the kill -9 and chaos runs (or --kill-runs 0 --chaos-calls 0)")
+    if killRuns > 0 || chaosCalls > 0 || historyPairs > 0, callalert == nil {
+      throw BenchError(
+        "--callalert PATH is needed for the kill -9, chaos and history runs (or --kill-runs 0 --chaos-calls 0 "
+          + "--history-pairs 0)")
     }
     var table = ResultTable()
     var results: [(String, JSONValue)] = [("machine", Machine.current().json)]
@@ -67,6 +76,25 @@ struct Soak {
       chaos.report(into: &table)
       results.append(("chaos", chaos.json))
       violations += chaos.violations
+    }
+    if historyPairs > 0, let callalert {
+      let runs: [(String, HistoryLoadSoak)] = [
+        ("as is", HistoryLoadSoak(pairs: historyPairs, executable: callalert)),
+        ("busy", HistoryLoadSoak(pairs: historyPairs, executable: callalert, hogs: historyHogs)),
+        (
+          "file removed",
+          HistoryLoadSoak(pairs: max(2, historyPairs / 5), executable: callalert, removeAfter: historyPairs / 10)
+        ),
+      ]
+      var outcomes: [(String, JSONValue)] = []
+      for (name, run) in runs {
+        progress("history under load: \(name), \(run.pairs) pairs")
+        let outcome = try await run.run(name: name)
+        outcome.report(into: &table)
+        outcomes.append((name, outcome.json))
+        violations += outcome.violations
+      }
+      results.append(("history_under_load", .object(outcomes)))
     }
     results.append(("violations", .int(violations)))
     print(table.text)

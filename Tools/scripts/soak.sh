@@ -9,10 +9,14 @@
 #      mid-answer, never read, or burst past the descriptor limit, its standard output stalls and then breaks,
 #      its history's disk (a 16 MiB tmpfs, as root) is full for half the calls, and the board goes deaf for
 #      longer than its lease mid-ring.
-# SOAK_CALLS, SOAK_KILL_RUNS, SOAK_KILL_PARALLEL and SOAK_CHAOS_CALLS change the counts; results go to
-# soak-results.json. Exits non-zero when a ring overran its cap, a hangup was not honoured, a command was silently
-# lost, a board rang on past its lease after kill -9, or, in the chaos run, a call did not ring, was lost from
-# the history, a deaf board was not played again, or the daemon died.
+#   4. the history under load: `callalert run --simulate` takes 100 000 call/hangup pairs as fast as its control
+#      socket does (64 requests in flight), on the machine as it is, then beside two CPU-bound processes, then
+#      20 000 pairs with its history file removed after 10 000; each run is bounded to 10 minutes.
+# SOAK_CALLS, SOAK_KILL_RUNS, SOAK_KILL_PARALLEL, SOAK_CHAOS_CALLS and SOAK_HISTORY_PAIRS change the counts;
+# results go to soak-results.json. Exits non-zero when a ring overran its cap, a hangup was not honoured, a
+# command was silently lost, a board rang on past its lease after kill -9, in the chaos run a call did not ring,
+# was lost from the history, a deaf board was not played again, or the daemon died, or, under load, a call is
+# missing from the history, has the wrong outcome or was made a missed call, or status said something was lost.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 scratch=.build-bench
@@ -20,5 +24,5 @@ swift build -c release --scratch-path "$scratch" --product callalert
 swift build -c release --scratch-path "$scratch" --product callalert-bench
 exec "$scratch/release/callalert-bench" --soak --soak-calls "${SOAK_CALLS:-10000}" \
   --kill-runs "${SOAK_KILL_RUNS:-100}" --kill-parallel "${SOAK_KILL_PARALLEL:-4}" \
-  --chaos-calls "${SOAK_CHAOS_CALLS:-300}" \
+  --chaos-calls "${SOAK_CHAOS_CALLS:-300}" --history-pairs "${SOAK_HISTORY_PAIRS:-100000}" \
   --callalert "$scratch/release/callalert" --json soak-results.json
