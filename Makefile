@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SWIFT_FORMAT ?= swift-format
 FUZZ_SECONDS ?= 60
-REALTIME_SUITES ?= RealTime|Conformance|RingAndVibrate|Unplug|Stress|Pacing
+REALTIME_SUITES ?= RealTime|Conformance|RingAndVibrate|Unplug|Stress|Pacing|HistoryLoadTests|AsFastAsTheSocketTakesThem|ConnectionFlood
 # install, uninstall, deb: where (GNU conventions; DESTDIR stages) and what build (release; debug is quicker)
 PREFIX ?= /usr/local
 DESTDIR ?=

@@ -333,8 +333,8 @@ final class HistoryWriter: Sendable {
   /// history cannot be read (degraded) or cannot be asked (a store without ``CallAlertHistory/CallHistoryLookup``):
   /// the call then goes to the engine, as it would without the history.
   func containsCall(id: String) async -> Bool {
-    await onQueue {
-      self.flushUnlessWaiting()
+    await onBusyThread {
+      self.flushUnlessWaiting(quietly: false)
       guard let store = self.state.withLock({ $0.problem == nil ? $0.store : nil }),
         let lookup = store as? any CallHistoryLookup
       else { return false }
