@@ -21,6 +21,7 @@ import SystemPackage
 final class ControlSocketAcceptor<C: Clock<Duration>>: @unchecked Sendable {
   private let descriptor: CInt
   private let limits: ControlSocketLimits
+  private let connections: ConnectionBudget
   private let policy: PeerPolicy
   private let logger: Logger
   private let accept: @Sendable (CInt) -> CInt
@@ -42,11 +43,12 @@ final class ControlSocketAcceptor<C: Clock<Duration>>: @unchecked Sendable {
   /// Starts accepting on `descriptor`, a listening non-blocking socket it now owns; clients (descriptor and
   /// number) are yielded on `accepted`, which finishes after ``stop()``.
   init(
-    descriptor: CInt, limits: ControlSocketLimits, policy: PeerPolicy, logger: Logger,
+    descriptor: CInt, limits: ControlSocketLimits, connections: ConnectionBudget, policy: PeerPolicy, logger: Logger,
     accept: @escaping @Sendable (CInt) -> CInt, clock: C, accepted: AsyncStream<(CInt, Int)>.Continuation
   ) {
     self.descriptor = descriptor
     self.limits = limits
+    self.connections = connections
     self.policy = policy
     self.logger = logger
     self.accept = accept
@@ -87,7 +89,10 @@ final class ControlSocketAcceptor<C: Clock<Duration>>: @unchecked Sendable {
 
   /// A served client has gone: its slot is free.
   func connectionDidClose() {
-    loop.perform { self.active -= 1 }
+    loop.perform {
+      self.active -= 1
+      self.connections.give(.controlSocket)
+    }
   }
 
   private func acceptAll() {
@@ -122,6 +127,11 @@ final class ControlSocketAcceptor<C: Clock<Duration>>: @unchecked Sendable {
       return refuse(
         client, "too many connections (the limit is \(limits.maxConnections)); try again later",
         log: "connection limit")
+    }
+    if !connections.take(.controlSocket) {
+      return refuse(
+        client, "the daemon holds the most connections it takes (\(connections.total)); try again later",
+        log: "shared connection budget")
     }
     active += 1
     count += 1

@@ -24,6 +24,8 @@ public final class ControlSocketServer: Sendable {
   public let path: String
   /// The limits applied to clients.
   public let limits: ControlSocketLimits
+  /// The places the socket's clients take, shared with the HTTP API in the daemon.
+  public let connections: ConnectionBudget
   private let descriptor: CInt
   private let logger: Logger
   private let policy: PeerPolicy
@@ -33,23 +35,27 @@ public final class ControlSocketServer: Sendable {
   /// when missing). A stale socket left by a daemon that died is replaced; a live one (another daemon answers)
   /// or a non-socket file at `path` is an error. With `group`, the socket file is given to that group and its
   /// members are answered too (the mode must let the group in, e.g. 0660).
+  ///
+  /// `connections` is the budget its clients take places of: the daemon's, shared with the HTTP API; nil, one
+  /// of its own with room for `limits.maxConnections`.
   public convenience init(
     path: String, mode: mode_t = 0o600, group: gid_t? = nil, limits: ControlSocketLimits = .standard,
-    logger: Logger
+    connections: ConnectionBudget? = nil, logger: Logger
   ) throws(ControlSocketError) {
     try self.init(
-      path: path, mode: mode, group: group, limits: limits, policy: .current(group: group), logger: logger,
-      accept: { listening in systemAccept(listening) })
+      path: path, mode: mode, group: group, limits: limits, connections: connections, policy: .current(group: group),
+      logger: logger, accept: { listening in systemAccept(listening) })
   }
 
   /// The designated initialiser; tests pass their own peer policy and accept(2).
   init(
-    path: String, mode: mode_t, group: gid_t?, limits: ControlSocketLimits, policy: PeerPolicy, logger: Logger,
-    accept: @escaping @Sendable (CInt) -> CInt
+    path: String, mode: mode_t, group: gid_t?, limits: ControlSocketLimits, connections: ConnectionBudget? = nil,
+    policy: PeerPolicy, logger: Logger, accept: @escaping @Sendable (CInt) -> CInt
   ) throws(ControlSocketError) {
     self.path = path
     self.logger = logger
     self.limits = limits
+    self.connections = connections ?? ConnectionBudget(controlSocket: limits.maxConnections, http: 0)
     self.policy = policy
     acceptConnection = accept
     try SocketDirectory.prepare(forSocketAt: path, userID: geteuid())
@@ -86,16 +92,16 @@ public final class ControlSocketServer: Sendable {
 
   /// Serves connections until cancelled, timing idleness and accept back-off on `clock`.
   public func run<C: Clock<Duration>>(clock: C, handler: @escaping Handler) async {
-    let (connections, continuation) = AsyncStream.makeStream(of: (CInt, Int).self)
+    let (accepted, continuation) = AsyncStream.makeStream(of: (CInt, Int).self)
     let acceptor = ControlSocketAcceptor(
-      descriptor: descriptor, limits: limits, policy: policy, logger: logger, accept: acceptConnection,
-      clock: clock, accepted: continuation)
+      descriptor: descriptor, limits: limits, connections: self.connections, policy: policy, logger: logger,
+      accept: acceptConnection, clock: clock, accepted: continuation)
     let sweeper = ControlIdleSweeper(timeout: limits.idleTimeout, clock: clock)
     await withTaskCancellationHandler {
       // Discarding: a long-running daemon must not keep a finished task per client it ever served.
       await withDiscardingTaskGroup { group in
         group.addTask { await sweeper.run() }
-        for await (client, number) in connections {
+        for await (client, number) in accepted {
           let connection = ControlConnection(
             taking: client, name: "socket#\(number)", outputLimit: limits.maxUnsentBytes, clock: clock
           ) { [logger] reason in

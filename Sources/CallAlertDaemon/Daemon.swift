@@ -133,9 +133,10 @@ public enum Daemon {
       })
     let server: ControlSocketServer
     do {
+      // One budget for the control socket's clients and the HTTP API's connections (ConnectionBudget).
       server = try ControlSocketServer(
         path: configuration.socketPath, mode: mode_t(configuration.socketMode), group: configuration.socketGroup,
-        logger: logger)
+        connections: ConnectionBudget(), logger: logger)
     } catch {
       throw DaemonStartError(description: "\(error)")
     }
@@ -190,7 +191,8 @@ public enum Daemon {
     if options.readStandardInput {
       services.append(.init(service: StandardInputService(endpoint: endpoint), successTerminationBehavior: .ignore))
     }
-    services += try await addOnServices(options, configuration, handler: handler, service: service, logger: logger)
+    services += try await addOnServices(
+      options, configuration, handler: handler, service: service, connections: server.connections, logger: logger)
     logger.info("callalert daemon: \(configuration.engine.boards.count) board(s), socket \(configuration.socketPath)")
     return ServiceGroup(
       configuration: ServiceGroupConfiguration(services: services, gracefulShutdownSignals: signals, logger: logger))

@@ -49,6 +49,8 @@ public struct DaemonAddOnContext: Sendable {
   /// Whether the call history holds a call with this id (after every record handed in so far); false when the
   /// history cannot be read.
   public var callIsRecorded: @Sendable (_ callID: String) async -> Bool
+  /// The connections the daemon's listeners share: a listener an add-on opens takes its places here.
+  public var connections: ConnectionBudget
   /// The daemon's logger.
   public var logger: Logger
 }
@@ -57,7 +59,7 @@ extension Daemon {
   /// The add-ons' services.
   static func addOnServices<C: Clock>(
     _ options: DaemonOptions, _ configuration: DaemonConfiguration, handler: ControlHandler<C>,
-    service: AlertService<C>, logger: Logger
+    service: AlertService<C>, connections: ConnectionBudget, logger: Logger
   ) async throws(DaemonStartError) -> [ServiceGroupConfiguration.ServiceConfiguration] {
     let context = DaemonAddOnContext(
       configuration: configuration,
@@ -73,7 +75,8 @@ extension Daemon {
         }
       }, linkStatistics: { await service.boardLinkStatistics() },
       onCallToPlay: { listener in service.onCallToPlay(listener) },
-      callIsRecorded: { [history = handler.history] id in await history.containsCall(id: id) }, logger: logger)
+      callIsRecorded: { [history = handler.history] id in await history.containsCall(id: id) },
+      connections: connections, logger: logger)
     var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
     for addOn in options.addOns {
       services += try await addOn.services(context).map { .init(service: $0) }

@@ -53,15 +53,15 @@ public struct HTTPLimits: Sendable {
   public var eventBuffer: Int
   /// How often an idle event stream gets a comment line, so proxies and clients see it is alive.
   public var eventKeepAlive: Duration
-  /// The most connections open at once (event streams included), lowered to leave 256 of the process's
-  /// descriptors to the rest of the daemon; one more is closed at once.
-  public var connections: Int
+  /// The connections the API may hold (event streams included), shared with the control socket when the
+  /// daemon hands in its own; one more is closed at once, before a byte of it is read.
+  public var connections: ConnectionBudget
 
-  /// Creates limits: 64 KiB bodies, 30 s idle, 10 s per body, 256 events kept, a keep-alive every 15 s, 256
-  /// connections.
+  /// Creates limits: 64 KiB bodies, 30 s idle, 10 s per body, 256 events kept, a keep-alive every 15 s, and a
+  /// budget of its own (256 connections) unless one is given.
   public init(
     bodyBytes: Int = 64 * 1_024, idleTimeout: Duration = .seconds(30), bodyTimeout: Duration = .seconds(10),
-    eventBuffer: Int = 256, eventKeepAlive: Duration = .seconds(15), connections: Int = 256
+    eventBuffer: Int = 256, eventKeepAlive: Duration = .seconds(15), connections: ConnectionBudget = ConnectionBudget()
   ) {
     self.connections = connections
     self.bodyBytes = bodyBytes

@@ -4,6 +4,7 @@ internal import Hummingbird
 import Logging
 internal import NIOCore
 import ServiceLifecycle
+import Synchronization
 
 /// The daemon's HTTP API as a named service of its group: listens where the configuration says, feeds the
 /// event stream and the metrics from the engine's events, and on graceful shutdown ends the event streams so
@@ -40,12 +41,16 @@ public struct HTTPService: Service {
     let host = configuration.host
     let logger = logger
     let onListening = onListening
-    let budget = ConnectionBudget(configured: configuration.limits.connections)
-    let refused: @Sendable (Int) -> Void = { count in
+    let budget = configuration.limits.connections
+    let refusals = Atomic(0)
+    let refused: @Sendable () -> Void = {
+      let count = refusals.add(1, ordering: .relaxed).newValue
       // Logged at first and then rarely: a flood of refused connections must not flood the log.
       if count <= 10 || count % 1_000 == 0 {
+        let places = "the API holds \(budget.inUse(.http)) of its \(budget.httpLimit) places"
         logger.warning(
-          "http: closed a connection at once: \(budget.limit) are open, the most the API holds; \(count) closed so far")
+          "http: closed a connection at once: \(places), the control socket \(budget.inUse(.controlSocket)); \(count) closed so far"
+        )
       }
     }
     let app = Application(

@@ -25,7 +25,7 @@ extension DaemonAddOn {
         host: settings.listen.host, port: settings.listen.port,
         token: try bearerToken(settings), twilioAuthToken: try twilioAuthToken(settings),
         vonageSignatureSecret: try vonageSignatureSecret(settings), publicURL: settings.publicURL,
-        allowedHosts: settings.allowedHosts)
+        allowedHosts: settings.allowedHosts, limits: HTTPLimits(connections: context.connections))
       let published = await context.subscribe()
       let events = AsyncStream<HTTPEvent>(bufferingPolicy: .bufferingNewest(1_024)) { continuation in
         let pump = Task {
