@@ -346,6 +346,14 @@ struct BenchCommand: AsyncParsableCommand {
         figures.statusRequestsPerSecond.map { String(format: "%.0f requests/s; ", $0) + (figures.statusLatency ?? "") }
           ?? "not measured (wrk is not installed: apt-get install wrk)")
       if figures.failures > 0 { table.add("HTTP latency failures", "\(figures.failures)") }
+      table.add(
+        "1 000 idle HTTP connections: closed at once", "\(figures.floodClosed)",
+        target: "all beyond the API's 256")
+      table.add(
+        "  control-socket call meanwhile (\(figures.floodSocketCall.count))", Self.percentiles(figures.floodSocketCall))
+      table.add(
+        "  resident before / during",
+        "\(figures.floodResidentBeforeKiB / 1_024) / \(figures.floodResidentDuringKiB / 1_024) MiB")
       return figures.json
 
     case "sip":
@@ -387,7 +395,8 @@ struct BenchCommand: AsyncParsableCommand {
       table.add("  control-socket call, quiet (\(flood.quiet.count))", Self.percentiles(flood.quiet))
       table.add(
         "  control-socket call, during the flood (\(flood.duringFlood.count))", Self.percentiles(flood.duringFlood))
-      return .object([("calls", figures.json), ("stranger_flood", flood.json)])
+      figures.strangerFlood = flood
+      return figures.json
 
     case "cap":
       let count = quick ? 10 : capCalls

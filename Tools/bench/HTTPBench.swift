@@ -12,6 +12,8 @@ import Foundation
 /// `GET /v1/status` throughput under wrk.
 enum HTTPBench {
   struct Figures: Sendable {
+    /// The idle connections of the flood.
+    static let floodConnections = 1_000
     /// HTTP call → first actuator change, ms.
     let call: Summary
     /// HTTP hangup → all actuators off, ms.
@@ -24,6 +26,12 @@ enum HTTPBench {
     /// wrk on `GET /v1/status`: requests per second and its latency line; nil when wrk is not installed.
     let statusRequestsPerSecond: Double?
     let statusLatency: String?
+    /// 1 000 idle connections held open: how many the API closed at once, and a control-socket call's latency
+    /// meanwhile (ms); the resident size before and during (KiB).
+    var floodClosed = 0
+    var floodSocketCall = Summary([])
+    var floodResidentBeforeKiB = 0
+    var floodResidentDuringKiB = 0
 
     var json: JSONValue {
       var members: [(String, JSONValue)] = [
@@ -34,6 +42,16 @@ enum HTTPBench {
       if let statusRequestsPerSecond {
         members.append(("status_requests_per_second", .number(statusRequestsPerSecond)))
       }
+      members.append(
+        (
+          "idle_connection_flood",
+          .object([
+            ("connections", .int(Self.floodConnections)), ("closed_at_once", .int(floodClosed)),
+            ("socket_call_to_first_actuator", floodSocketCall.json(unit: "ms")),
+            ("resident_before_kib", .int(floodResidentBeforeKiB)),
+            ("resident_during_kib", .int(floodResidentDuringKiB)),
+          ])
+        ))
       return .object(members)
     }
   }
@@ -41,6 +59,34 @@ enum HTTPBench {
   struct HTTPFailure: Error, CustomStringConvertible { var description: String }
 
   /// `calls` trips each way, alternating HTTP and socket so both see the same machine.
+  /// A blocking TCP connection to 127.0.0.1:`port` that sends nothing; -1 when it failed.
+  static func idleConnection(to port: Int) -> Int32 {
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard descriptor >= 0 else { return -1 }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = UInt16(port).bigEndian
+    let connected = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    guard connected == 0 else {
+      close(descriptor)
+      return -1
+    }
+    return descriptor
+  }
+
+  /// Whether the server closed the connection (end of stream or reset), without waiting.
+  static func isClosedByServer(_ descriptor: Int32) -> Bool {
+    guard descriptor >= 0 else { return false }
+    var byte: UInt8 = 0
+    let read = recv(descriptor, &byte, 1, Int32(MSG_DONTWAIT))
+    return read == 0 || (read < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+  }
+
   static func measure(calls: Int, warmUpCalls: Int = 20, wrkSeconds: Int) async throws -> Figures {
     let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
     let board = try ProbedBoard()
@@ -81,11 +127,29 @@ enum HTTPBench {
         if index % 100 == 0 { board.probe.clear() }
       }
       let wrk = await Self.wrk(port: port, seconds: wrkSeconds)
-      await daemon.stop()
-      await board.stop()
-      return Figures(
+      var figures = Figures(
         call: Summary(http.0), hangup: Summary(http.1), socketCall: Summary(socket.0), socketHangup: Summary(socket.1),
         failures: failures, statusRequestsPerSecond: wrk?.0, statusLatency: wrk?.1)
+      // A stranger holds 1 000 idle connections: the API keeps its budget, the control socket rings.
+      figures.floodResidentBeforeKiB = ProcessStats.residentKiB
+      let flood = (0..<Figures.floodConnections).map { _ in Self.idleConnection(to: port) }
+      try? await Task.sleep(for: .seconds(1))
+      figures.floodClosed = flood.filter(Self.isClosedByServer).count
+      var during: [Double] = []
+      for index in 0..<max(20, calls / 10) {
+        let trip = try await trip(board, id: "flood-\(index)") {
+          _ = try await daemon.request(#"{"type":"call","id":"flood-\#(index)"}"#)
+        } hangup: {
+          _ = try await daemon.request(#"{"type":"hangup","id":"flood-\#(index)"}"#)
+        }
+        if let trip { during.append(trip.0) }
+      }
+      figures.floodSocketCall = Summary(during)
+      figures.floodResidentDuringKiB = ProcessStats.residentKiB
+      for descriptor in flood where descriptor >= 0 { close(descriptor) }
+      await daemon.stop()
+      await board.stop()
+      return figures
     } catch {
       await daemon.stop()
       await board.stop()

@@ -29,6 +29,8 @@ enum SIPBench {
     let burstStatus: Int32?
     /// The floor (C), when measured.
     var floor: FloorBench.Figures?
+    /// A stranger's flood of INVITEs, when measured (not with `--quick`).
+    var strangerFlood: SIPFloodBench.Figures?
 
     var lost: Int { max(0, placed - min(rang, stopped)) }
 
@@ -49,6 +51,7 @@ enum SIPBench {
         members.append(("floor", floor.json))
         members.append(("invite_over_floor", FloorBench.ratiosJSON(invite, floor.trip)))
       }
+      if let strangerFlood { members.append(("stranger_flood", strangerFlood.json)) }
       return .object(members)
     }
   }
