@@ -13,8 +13,13 @@ struct ChildProcessTests {
   /// A descriptor this process holds without close-on-exec (a library's socket, another test's connection)
   /// stays out of the child: inherited, it kept a connection its owner had closed open for the child's life.
   @Test func aChildGetsItsStandardDescriptorsAndNothingElse() throws {
-    let stray = open("/dev/null", O_RDONLY)  // no O_CLOEXEC, on purpose
-    try #require(stray > 2)
+    // No O_CLOEXEC, on purpose; moved to 100 or above, since the child's `ls` opens /proc/self/fd as its lowest
+    // free descriptor (often 3), which must not be taken for the stray one (flake-hunt saw that once).
+    let opened = open("/dev/null", O_RDONLY)
+    try #require(opened > 2)
+    let stray = fcntl(opened, F_DUPFD, 100)
+    close(opened)
+    try #require(stray >= 100)
     defer { close(stray) }
     let (process, output) = try ChildProcess.spawn(
       "/bin/sh", arguments: ["-c", "ls /proc/self/fd"], capturingOutput: true, ownProcessGroup: false)

@@ -234,8 +234,10 @@ struct HTTPEndToEndTests {
     // waited for the board to connect, and a replay is not counted).
     #expect((values[#"callalert_call_to_play_seconds_count{board="desk"}"#] ?? 0) >= 1)
     #expect(values[#"callalert_http_requests_total{route="/v1/calls",status="200"}"#] == 2)
-    // A clean pseudo-terminal: the link counters are there for the board, and zero.
-    #expect(values[#"callalert_link_retransmissions_total{board="desk"}"#] == 0)
+    // The link counters are there for the board. On a clean pseudo-terminal nothing is corrupted, so no resync
+    // and no decode error; a retransmission is legitimate when a busy machine delays an acknowledgement past
+    // its deadline (flake-hunt LOAD=run saw one), so only its presence is checked.
+    #expect(values[#"callalert_link_retransmissions_total{board="desk"}"#] != nil)
     #expect(values[#"callalert_link_resyncs_total{board="desk"}"#] == 0)
     #expect(values[#"callalert_link_decode_errors_total{board="desk"}"#] == 0)
     try await rig.stop()
