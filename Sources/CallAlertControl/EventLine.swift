@@ -6,7 +6,7 @@ import Foundation
 /// programs) or text (for people).
 public enum EventLine {
   /// The event's name in both forms: ringing, suppressed, stopped, missed, missed_acknowledged, ignored,
-  /// pattern_fallback.
+  /// pattern_fallback, calls_refused.
   public static func name(of event: EngineEvent) -> String {
     switch event {
     case .ringing: "ringing"
@@ -16,6 +16,7 @@ public enum EventLine {
     case .missedAcknowledged: "missed_acknowledged"
     case .ignored: "ignored"
     case .patternFallback: "pattern_fallback"
+    case .callsRefused: "calls_refused"
     }
   }
 
@@ -27,6 +28,8 @@ public enum EventLine {
   /// - missed_acknowledged: `count`
   /// - pattern_fallback: `board`, `pattern` (what the call asked for, as in ringing), `played` (what the
   ///   board plays instead), `reason`
+  /// - calls_refused: `call` is the first refused call, then `source`, `count` (refused since `since`),
+  ///   `since`, `reason` (`too-many-calls`)
   public static func json(_ event: EngineEvent, at date: Date) -> String {
     var members = [("event", JSONText.quoted(name(of: event))), ("at", JSONText.quoted(Timestamp.iso8601(date)))]
     switch event {
@@ -56,6 +59,12 @@ public enum EventLine {
       members.append(("pattern", patternJSON(requested)))
       members.append(("played", JSONText.quoted(played)))
       members.append(("reason", JSONText.quoted(reason)))
+    case .callsRefused(let source, let count, let first, let since):
+      members.append(("call", callObject(first)))
+      members.append(("source", JSONText.quoted(source.rawValue)))
+      members.append(("count", String(count)))
+      members.append(("since", JSONText.quoted(Timestamp.iso8601(since))))
+      members.append(("reason", JSONText.quoted(IgnoredReason.tooManyCalls.rawValue)))
     }
     return JSONText.object(members)
   }
@@ -91,6 +100,10 @@ public enum EventLine {
     case .patternFallback(let callID, let board, let requested, let played, let reason):
       return
         "\(time) fallback \(shown(callID)) on \(shown(board)): plays \(shown(played)) instead of \(patternText(requested)): \(DisplayText.safe(reason))"
+    case .callsRefused(let source, let count, let first, let since):
+      let calls = count == 1 ? "1 call" : "\(count) calls"
+      return
+        "\(time) refused \(calls) from \(shown(source.rawValue)) since \(clock(since, timeZone)), the first \(shown(first.id)) \(caller(first)): \(IgnoredReason.tooManyCalls.rawValue)"
     }
   }
 

@@ -109,8 +109,8 @@ public struct RequestOutcome: Equatable, Sendable {
     case .ended: return "\(id) had already ended"
     case .acknowledged: return "missed calls acknowledged"
     case .refused:
-      return "refused call \(id): \(AlertEngine.maximumActiveCalls) calls are active already, the most there may be; "
-        + "hang some up first"
+      return "refused call \(id): its source has \(AlertEngine.maximumActiveCallsPerSource) calls active already, "
+        + "or \(AlertEngine.maximumActiveCalls) are active in all, the most there may be; hang some up first"
     case .ignored: return "ignored: \(why)"
     case .ok: return "ok"
     }

@@ -21,8 +21,10 @@ public struct StatusReport: Codable, Equatable, Sendable {
     public var playingOn: [String]
     /// Whether it rings with the motor only.
     public var silent: Bool
+    /// Where it came from, the call budget's source (`socket`, `mqtt`, `sip:<account>`...); absent when not said.
+    public var source: String? = nil
     enum CodingKeys: String, CodingKey {
-      case id, caller, name, level, remainingMs = "remaining_ms", boards, playingOn = "playing_on", silent
+      case id, caller, name, level, remainingMs = "remaining_ms", boards, playingOn = "playing_on", silent, source
     }
   }
 
@@ -130,7 +132,8 @@ public struct StatusReport: Codable, Equatable, Sendable {
       Call(
         id: $0.call.id, caller: $0.callerE164 ?? $0.call.callerNumber, name: $0.call.callerName,
         level: $0.call.level.rawValue,
-        remainingMs: $0.remainingMs, boards: $0.boards, playingOn: $0.playingOn, silent: $0.silent)
+        remainingMs: $0.remainingMs, boards: $0.boards, playingOn: $0.playingOn, silent: $0.silent,
+        source: $0.call.source?.rawValue)
     }
     missed = snapshot.missedCalls.map {
       Call(

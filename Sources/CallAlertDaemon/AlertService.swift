@@ -116,9 +116,13 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
     for listener in buttonListeners { listener(board, kind) }
   }
 
-  /// Acts on an input now; returns the events it caused.
+  /// Acts on an input now; returns the events it caused. A call is stamped with `source` (where it came
+  /// from, for the call budget) when one is given; without one it keeps its own (a SIP account's tracker
+  /// stamps its calls itself).
   @discardableResult
-  public func submit(_ input: EngineInput) -> [EngineEvent] {
+  public func submit(_ input: EngineInput, from source: CallSource? = nil) -> [EngineEvent] {
+    var input = input
+    if let source, case .call(let call) = input { input = .call(call.from(source)) }
     let arrival: C.Instant? = if case .call = input { clock.now } else { nil }
     for listener in inputListeners { listener(input) }
     let effects = engine.handle(input, at: now)
@@ -126,7 +130,8 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
     return effects.compactMap { if case .event(let event) = $0 { event } else { nil } }
   }
 
-  /// Acts on a push from `source` (`socket`, `<stdin>`); calls and hangups without an id are matched to
+  /// Acts on a push from `source` (`socket`, `<stdin>`, `http`; the call budget's source, see
+  /// ``CallSource/init(controlSource:)``); calls and hangups without an id are matched to
   /// their calls by ``AnonymousCallTracker``, in the same turn as the engine acts, so no push overtakes one.
   public func submit(_ push: PushNotification, source: String) -> RequestOutcome {
     let resolution = anonymousCalls.resolve(
@@ -134,7 +139,7 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
       isActive: engine.isActive)
     switch resolution {
     case .ignored(let reason): return .ignored(reason)
-    case .input(let input): return .of(input, events: submit(input))
+    case .input(let input): return .of(input, events: submit(input, from: CallSource(controlSource: source)))
     }
   }
 
@@ -227,10 +232,24 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
     }
     for case .event(let event) in effects {
       let at = wallClock()
+      if case .callsRefused(let source, let count, let first, _) = event { logRefusals(source, count, first) }
       recorder?(event, at)
       for continuation in subscribers.values { continuation.yield(Published(event: event, at: at)) }
     }
     reschedule()
+  }
+
+  /// One line per source and minute at most, as the engine sums them (a flood of 16 600 refusals was 16 600
+  /// lines).
+  private func logRefusals(_ source: CallSource, _ count: Int, _ first: IncomingCall) {
+    let id = DisplayText.excerpt(first.id)
+    if count == 1 {
+      logger.notice(
+        "\(source): refused call \(id): its source has \(AlertEngine.maximumActiveCallsPerSource) calls active, or \(AlertEngine.maximumActiveCalls) are active in all (more refusals from it are counted for a minute)"
+      )
+    } else {
+      logger.notice("\(source): refused \(count) calls within a minute, the first \(id): too many calls active")
+    }
   }
 
   private func reschedule() {

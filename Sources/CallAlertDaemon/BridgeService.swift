@@ -25,8 +25,9 @@ public final class BridgeService<C: Clock>: Sendable where C.Duration == Duratio
       return BridgeClient(
         source: source, region: region, clock: clock, connector: connector,
         deliver: { input in
-          for event in await service.submit(input) {
-            if case .ignored(let id, let reason) = event {
+          for event in await service.submit(input, from: .bridge(name)) {
+            // Refusals are summed per source and minute by the engine, and logged so (`calls_refused`).
+            if case .ignored(let id, let reason) = event, reason != .tooManyCalls {
               logger.info("source \(name): the engine ignored \(id): \(reason.rawValue)")
             }
           }

@@ -26,7 +26,7 @@ struct ControlHandler<C: Clock>: Sendable where C.Duration == Duration {
   func handle(_ request: ControlRequest, source: String, lineNumber: Int) async -> ControlResponse {
     switch request {
     case .input(let input):
-      let events = await service.submit(input)
+      let events = await service.submit(input, from: CallSource(controlSource: source))
       await service.roomForRecords()  // the history's back-pressure: the answer waits, not the ring
       return answer(RequestOutcome.of(input, events: events), source, lineNumber)
     case .push(let document):
@@ -68,11 +68,12 @@ struct ControlHandler<C: Clock>: Sendable where C.Duration == Duration {
     }
   }
 
-  /// The answer for what a request did; a call refused because too many ring is a failure.
+  /// The answer for what a request did; a call refused because too many ring is a failure. A refusal is
+  /// not logged here, one line each: the engine sums them per source and minute (`calls_refused`), and the
+  /// daemon logs that.
   func answer(_ outcome: RequestOutcome, _ source: String, _ lineNumber: Int) -> ControlResponse {
     if outcome.result == .ignored { logger.info("push \(source):\(lineNumber) \(outcome.text)") }
     guard outcome.result != .refused else {
-      logger.notice("refused \(source):\(lineNumber): \(outcome.text)")
       return .failure("\(source):\(lineNumber): \(outcome.text)")
     }
     return .outcome(outcome)

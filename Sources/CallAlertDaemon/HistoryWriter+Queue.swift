@@ -67,7 +67,7 @@ extension EngineEvent {
     switch self {
     case .ringing(let call, _, _, _, _), .suppressed(let call, _), .missed(let call, _): call.id
     case .stopped(let callID, _), .ignored(let callID, _), .patternFallback(let callID, _, _, _, _): callID
-    case .missedAcknowledged: nil
+    case .missedAcknowledged, .callsRefused: nil
     }
   }
 

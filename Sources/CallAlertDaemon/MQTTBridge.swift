@@ -217,8 +217,11 @@ public actor MQTTBridge {
       logger.debug("mqtt: \(message.topic) again (redelivered or retained): already handled")
       return
     }
-    for event in await service.submit(input) {
-      if case .ignored(let id, let reason) = event { logger.info("mqtt: the engine ignored \(id): \(reason.rawValue)") }
+    // Refusals are summed per source and minute by the engine, and logged so (`calls_refused`).
+    for event in await service.submit(input, from: .mqtt) {
+      if case .ignored(let id, let reason) = event, reason != .tooManyCalls {
+        logger.info("mqtt: the engine ignored \(id): \(reason.rawValue)")
+      }
     }
     await service.roomForRecords()
   }
@@ -257,7 +260,7 @@ public actor MQTTBridge {
       .call(
         IncomingCall(
           id: id, callerName: "Home Assistant", sentAt: Date(), level: .critical, patternHint: command.tone,
-          boards: [board])))
+          boards: [board], source: .mqtt)))
     Task { [weak self] in
       guard (try? await Task.sleep(for: .milliseconds(durationMs))) != nil else { return }
       await self?.sirenEnded(board: board, id: id)

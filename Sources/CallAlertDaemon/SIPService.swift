@@ -42,7 +42,8 @@ struct SIPService<C: Clock>: Service where C.Duration == Duration {
       ringLimit: .milliseconds(Int64(clamping: configuration.engine.capMs)), clock: clock,
       deliver: { input in
         for event in await service.submit(input) {
-          if case .ignored(let id, let reason) = event {
+          // Refusals are summed per source and minute by the engine, and logged so (`calls_refused`).
+          if case .ignored(let id, let reason) = event, reason != .tooManyCalls {
             logger.info("sip: the engine ignored \(id): \(reason.rawValue)")
           }
         }

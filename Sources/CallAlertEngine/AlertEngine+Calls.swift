@@ -45,9 +45,10 @@ extension AlertEngine {
       return
     }
 
-    guard calls.count < Self.maximumActiveCalls else {
+    guard makeRoom(for: call, at: now, into: &effects) else {
       // Refused, not missed: the sender is told (a control error) and may retry once calls have ended.
       effects.append(.event(.ignored(callID: call.id, reason: .tooManyCalls)))
+      countRefusal(of: call, at: now, into: &effects)
       return
     }
     let remainingMs = configuration.capMs - latenessMs
@@ -140,7 +141,7 @@ extension AlertEngine {
   static let indicatorOff = IndicatorSetting(led: 0, mode: .off)
 
   /// Remembers a finished call's id so a second delivery is recognised as a duplicate.
-  private mutating func finish(_ id: String, atMs endMs: UInt64) {
+  mutating func finish(_ id: String, atMs endMs: UInt64) {
     memory.finished[id] = endMs.saturatingAdd(configuration.tombstoneMs)
   }
 

@@ -35,10 +35,25 @@ public struct AlertEngine: Sendable {
   /// The latest monotonic ms seen, so a caller passing an earlier moment cannot move time backwards.
   var latestMs: UInt64
 
-  /// The most calls active at once (ringing or waiting for a board); a call beyond it is refused with
-  /// ``IgnoredReason/tooManyCalls``. No phone rings 64 calls at once; the bound keeps a flood of call ids
-  /// from growing the engine's state and the cost of every input without end.
+  /// Refusals being counted, per source: see ``refusalIntervalMs``.
+  var refusals: [CallSource: RefusalWindow] = [:]
+
+  /// The most calls active at once (ringing or waiting for a board), from all sources together. No phone
+  /// rings 64 calls at once; the bound keeps a flood of call ids from growing the engine's state and the cost
+  /// of every input without end. When it is full, a `critical` call or one from the local socket displaces
+  /// the oldest, least urgent call of the busiest source (``StopReason/displaced``); any other call is
+  /// refused with ``IgnoredReason/tooManyCalls``.
   public static let maximumActiveCalls = 64
+
+  /// The most calls active at once from one source (``IncomingCall/source``): half the budget, so that a
+  /// flood on one source (64 calls published over MQTT, a SIP flood) leaves the other half to every other
+  /// source. A call beyond it is refused with ``IgnoredReason/tooManyCalls``, unless it is `critical` or from
+  /// the local socket: then the source's own oldest, least urgent call makes room.
+  public static let maximumActiveCallsPerSource = 32
+
+  /// How long refusals from one source are summed into one ``EngineEvent/callsRefused(source:count:first:since:)``:
+  /// a minute. The first refusal after a quiet minute is reported at once.
+  public static let refusalIntervalMs: UInt64 = 60_000
 
   /// Creates an engine with every board disconnected (the daemon sends `.boardBack` as each one connects).
   public init(configuration: EngineConfiguration, now: EngineTime) {
@@ -94,6 +109,7 @@ public struct AlertEngine: Sendable {
       for call in due { capped(call, atMs: call.deadlineMs, into: &effects) }
       reconcileBoards(at: now, into: &effects)
     }
+    summarizeRefusals(at: now, into: &effects)
     memory.prune(at: now.monotonicMs, repeatedCallerWindowMs: configuration.doNotDisturb.repeatedCallerWindowMs)
     return effects
   }
@@ -101,7 +117,7 @@ public struct AlertEngine: Sendable {
   /// The next monotonic ms at which ``advance(to:)`` has something to do (nil: nothing scheduled).
   public var nextDeadlineMs: UInt64? {
     let memoryExpiry = memory.nextExpiryMs(repeatedCallerWindowMs: configuration.doNotDisturb.repeatedCallerWindowMs)
-    return (calls.map(\.deadlineMs) + [memoryExpiry].compactMap { $0 }).min()
+    return (calls.map(\.deadlineMs) + [memoryExpiry, nextRefusalSummaryMs].compactMap { $0 }).min()
   }
 
   /// What is going on, for `callalert status`: active calls with remaining ms and boards, pending missed

@@ -1,4 +1,5 @@
 import CallAlertProtocol
+import Foundation
 
 /// Something that happened, for the engine to act on.
 public enum EngineInput: Equatable, Sendable {
@@ -64,6 +65,12 @@ public enum EngineEvent: Equatable, Sendable {
   case ignored(callID: String, reason: IgnoredReason)
   /// A call rings on `board` with `played` instead of its pattern (`requested`), for `reason`.
   case patternFallback(callID: String, board: String, requested: PatternReference, played: String, reason: String)
+  /// Calls from `source` were refused (``IgnoredReason/tooManyCalls``): `count` of them since `since` (wall
+  /// clock), `first` the first of them. One event per source and minute at most: a source's first refusal
+  /// after a quiet minute is reported at once (count 1), those after it are summed and reported when the
+  /// minute ends (see ``AlertEngine/refusalIntervalMs``). Each refused call also gets its own
+  /// ``ignored(callID:reason:)``, for the answer to its sender.
+  case callsRefused(source: CallSource, count: Int, first: IncomingCall, since: Date)
 }
 
 /// Why a call did not ring.
@@ -92,6 +99,10 @@ public enum StopReason: String, Equatable, Sendable {
   case unanswered
   /// Every board it rang on was lost (it rings again if one returns within the cap).
   case boardLost = "board-lost"
+  /// A `critical` or local call needed its place in the full call budget: the oldest, least urgent call of
+  /// the busiest source made room (see ``AlertEngine/maximumActiveCalls``). It also counts as missed, with
+  /// ``MissedReason/displaced``.
+  case displaced
 }
 
 /// Why a call counts as missed.
@@ -104,6 +115,9 @@ public enum MissedReason: String, Equatable, Sendable {
   case tooLate = "too-late"
   /// The caller gave up before anyone answered.
   case unanswered
+  /// It rang, and was stopped to make room for a `critical` or local call (``StopReason/displaced``): nobody
+  /// answered it, but it did not ring to its cap either.
+  case displaced
 }
 
 /// Why a notification changed nothing.
@@ -112,6 +126,8 @@ public enum IgnoredReason: String, Equatable, Sendable {
   case duplicateCall = "duplicate-call"
   /// A hangup or answer for no known call (a tombstone is kept for a late call).
   case unknownCall = "unknown-call"
-  /// A call refused because ``AlertEngine/maximumActiveCalls`` calls are active already.
+  /// A call refused because its source has ``AlertEngine/maximumActiveCallsPerSource`` calls active already, or
+  /// ``AlertEngine/maximumActiveCalls`` calls are active in all; never a `critical` call or one from the local
+  /// socket, which displace another instead.
   case tooManyCalls = "too-many-calls"
 }

@@ -41,11 +41,15 @@ public struct IncomingCall: Equatable, Codable, Sendable {
   public var patternHint: String?
   /// The boards the call's source chose (a phone-system bridge's filter); nil: the pattern rules choose.
   public var boards: [String]?
+  /// Where it came from, for the call budget; stamped by the daemon as it arrives (nil: not said, counted as
+  /// ``CallSource/unattributed``).
+  public var source: CallSource?
 
   /// Creates a call.
   public init(
     id: String, callerNumber: String? = nil, callerName: String? = nil, sentAt: Date? = nil,
-    level: InterruptionLevel = .active, patternHint: String? = nil, boards: [String]? = nil
+    level: InterruptionLevel = .active, patternHint: String? = nil, boards: [String]? = nil,
+    source: CallSource? = nil
   ) {
     self.id = id
     self.callerNumber = callerNumber
@@ -54,6 +58,17 @@ public struct IncomingCall: Equatable, Codable, Sendable {
     self.level = level
     self.patternHint = patternHint
     self.boards = boards
+    self.source = source
+  }
+
+  /// The source whose share of the budget it takes.
+  public var budgetSource: CallSource { source ?? .unattributed }
+
+  /// This call, from `source`.
+  public func from(_ source: CallSource) -> IncomingCall {
+    var call = self
+    call.source = source
+    return call
   }
 }
 

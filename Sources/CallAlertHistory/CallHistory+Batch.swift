@@ -84,7 +84,7 @@ extension CallHistory {
               """,
             arguments: [date, reason.rawValue, rowID])
         } else {
-          let outcome: CallOutcome = reason == .cap || reason == .unanswered ? .missed : .suppressed
+          let outcome: CallOutcome = [.cap, .unanswered, .displaced].contains(reason) ? .missed : .suppressed
           add(
             NewRow(
               call: call, receivedAt: date, endedAt: date, outcome: outcome, reason: reason.rawValue, boards: "[]",
@@ -99,6 +99,17 @@ extension CallHistory {
           arguments: [date])
       case .ignored:
         break
+      case .callsRefused(let source, let count, let first, let since):
+        // One row per source and minute, never a call's own id: a call refused now may ring when sent again,
+        // and a look-up by its id (a webhook's replay check) must not find it.
+        var call = first
+        call.id = "refused:\(source.rawValue):\(first.id)"
+        let calls = count == 1 ? "1 call" : "\(count) calls"
+        add(
+          NewRow(
+            call: call, receivedAt: since, endedAt: date, outcome: .refused,
+            reason: "\(IgnoredReason.tooManyCalls.rawValue): \(calls) from \(source.rawValue)", boards: "[]",
+            missed: false))
       case .patternFallback(let callID, let board, let requested, let played, _):
         // The row names what really played: the fallback, and the pattern it stood in for.
         // Several boards may fall back: each adds its note.
@@ -129,7 +140,7 @@ extension CallHistory {
       case .hangup: outcome = .hungUp
       case .answered: outcome = .answered
       case .acknowledged: outcome = .acknowledged
-      case .cap, .unanswered: outcome = .missed
+      case .cap, .unanswered, .displaced: outcome = .missed
       }
       if let index = newRow(callID, outcomes: [.ringing]) {
         rows[index].reason = reason.rawValue

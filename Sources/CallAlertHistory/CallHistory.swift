@@ -144,11 +144,14 @@ public final class CallHistory: Sendable {
   /// - `ringing`: a new row, outcome `ringing`; for a call that rings again after its boards came back, the
   ///   same row with the new boards.
   /// - `stopped`: the ringing row ends: hangup -> `hung-up`, answered -> `answered`, acknowledged ->
-  ///   `acknowledged`, cap -> `missed` (and counts as missed); board-lost keeps it ringing.
+  ///   `acknowledged`, cap, unanswered and displaced -> `missed` (and counts as missed, the reason saying
+  ///   which); board-lost keeps it ringing.
   /// - `suppressed`: a new row, outcome `suppressed`, with the reason.
   /// - `missed`: the call's row is marked missed (a ringing one becomes `missed`); a row is made if there is none.
   /// - `missedAcknowledged`: every unacknowledged missed call is marked acknowledged.
   /// - `ignored`: nothing.
+  /// - `callsRefused`: a row of outcome `refused`, id `refused:<source>:<first call's id>`, received when the
+  ///   first was refused, ended at `date`, its reason `too-many-calls: 523 calls from mqtt`; never missed.
   /// - `patternFallback`: the ringing row's pattern becomes what played, e.g. `UK (fallback for office on desk)`;
   ///   a second board's fallback is added after `; `.
   public func record(_ event: EngineEvent, at date: Date) throws(CallHistoryError) {

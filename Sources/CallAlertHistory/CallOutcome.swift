@@ -12,4 +12,8 @@ public enum CallOutcome: String, CaseIterable, Codable, Sendable {
   case missed
   /// Do-not-disturb or another rule held it back: missed, never rang.
   case suppressed
+  /// Not a call: calls from one source refused by the call budget within a minute, summed in one row (id
+  /// `refused:<source>:<first call's id>`; the caller is the first refused call's, the reason says how many).
+  /// Never missed: a refused call never rang, and its sender was told.
+  case refused
 }

@@ -311,7 +311,8 @@ public struct SIPCallTracker: Sendable {
       .call(
         IncomingCall(
           id: engineID(invite.callID), callerNumber: caller.number, callerName: caller.name,
-          patternHint: chosen?.pattern, boards: chosen.flatMap { $0.boards.isEmpty ? nil : $0.boards })))
+          patternHint: chosen?.pattern, boards: chosen.flatMap { $0.boards.isEmpty ? nil : $0.boards },
+          source: .sip(account.name))))
     decision.note =
       "call \(invite.callID) from \(caller.number ?? "withheld")\(caller.name.map { " (\($0))" } ?? "") to \(called ?? "?") rings"
     return decision

@@ -164,6 +164,8 @@ public struct DemoScenario: Sendable {
     case .ignored(let id, let reason): return time + "ignored \(id): \(reason.rawValue)"
     case .patternFallback(let id, let board, _, let played, let reason):
       return time + "\(id) plays \(played) on \(board): \(reason)"
+    case .callsRefused(let source, let count, _, _):
+      return time + "refused \(count) call(s) from \(source): too many calls active"
     }
   }
 

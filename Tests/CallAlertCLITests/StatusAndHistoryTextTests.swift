@@ -35,6 +35,28 @@ import Testing
     #expect(StatusText.lines(of: report).contains("  c2 Alice +441632960961: 12 s left on desk, bed"))
   }
 
+  /// A call's source (the call budget's, issue 34) is said after its boards.
+  @Test func aCallNamesItsSource() throws {
+    let report = try status(
+      calls: """
+        [{"id": "m1", "level": "active", "remaining_ms": 12000, "boards": ["desk"], "playing_on": ["desk"],
+          "silent": false, "source": "mqtt"}]
+        """)
+    #expect(StatusText.lines(of: report).contains("  m1 (withheld): 12 s left on desk, from mqtt"))
+  }
+
+  /// A refusal row in the history: the count and the source are in its reason.
+  @Test func historyShowsARefusalRow() {
+    let dates = DateFormatter()
+    dates.dateFormat = "yyyy-MM-dd HH:mm:ss"
+    dates.timeZone = TimeZone(identifier: "UTC")
+    let call = CallRecord(
+      id: "refused:mqtt:f33", receivedAt: Date(timeIntervalSince1970: 1_800_000_000), outcome: .refused,
+      reason: "too-many-calls: 523 calls from mqtt")
+    let line = HistoryPrinter.line(call, dates: dates)
+    #expect(line.hasSuffix("refused:mqtt:f33  withheld  refused (too-many-calls: 523 calls from mqtt)"), "\(line)")
+  }
+
   /// "answered (answered)": the reason repeated the outcome. It is shown only when it says more.
   @Test func historyShowsTheReasonOnlyWhenItSaysMoreThanTheOutcome() {
     let dates = DateFormatter()

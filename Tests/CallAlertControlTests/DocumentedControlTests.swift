@@ -90,6 +90,12 @@ import Testing
           reason: "the board refused it (badSlot)"),
         "22:06:00"
       ),
+      (
+        .callsRefused(
+          source: .mqtt, count: 523, first: IncomingCall(id: "m33", callerNumber: "+4930123"),
+          since: date("2026-11-21T22:06:00Z")),
+        "22:07:00"
+      ),
     ]
     let utc = try #require(TimeZone(identifier: "UTC"))
     let json = events.map { EventLine.json($0.0, at: date("2026-11-21T\($0.1)Z")) }.joined(separator: "\n")

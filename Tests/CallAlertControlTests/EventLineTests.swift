@@ -49,6 +49,15 @@ import Testing
         + "among the built-ins"
     ),
     (
+      .callsRefused(
+        source: .sip("pbx"), count: 1, first: IncomingCall(id: "pbx:a@b", callerName: "Bob"),
+        since: date("2026-11-21T22:00:00Z")),
+      #"{"event":"calls_refused","at":"2026-11-21T22:00:01.000Z","#
+        + #""call":{"id":"pbx:a@b","caller":null,"name":"Bob","level":"active","sent_at":null},"#
+        + #""source":"sip:pbx","count":1,"since":"2026-11-21T22:00:00.000Z","reason":"too-many-calls"}"#,
+      "22:00:01 refused 1 call from sip:pbx since 22:00:00, the first pbx:a@b Bob: too-many-calls"
+    ),
+    (
       .suppressed(IncomingCall(id: "c4", callerName: "Bob"), reason: .doNotDisturb),
       #"{"event":"suppressed","at":"2026-11-21T22:00:01.000Z","#
         + #""call":{"id":"c4","caller":null,"name":"Bob","level":"active","sent_at":null},"#

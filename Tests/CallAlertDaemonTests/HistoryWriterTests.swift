@@ -54,7 +54,7 @@ final class ScriptedStore: CallHistoryStore {
     switch event {
     case .ringing(let call, _, _, _, _), .suppressed(let call, _), .missed(let call, _): call.id
     case .stopped(let callID, _), .ignored(let callID, _), .patternFallback(let callID, _, _, _, _): callID
-    case .missedAcknowledged: "*"
+    case .missedAcknowledged, .callsRefused: "*"
     }
   }
 

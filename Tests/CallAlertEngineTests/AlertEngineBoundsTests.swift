@@ -9,17 +9,21 @@ import Testing
 @Suite struct AlertEngineBoundsTests {
   @Test func callsBeyondTheBoundAreRefused() {
     var engine = makeEngine()
+    // Two sources, each to its share: the whole budget.
     for index in 0..<AlertEngine.maximumActiveCalls {
-      let effects = engine.handle(.call(call("c\(index)")), at: t(UInt64(index)))
+      let source: CallSource = index.isMultiple(of: 2) ? .mqtt : .http
+      let effects = engine.handle(.call(call("c\(index)").from(source)), at: t(UInt64(index)))
       #expect(effects.events.contains { if case .ringing = $0 { true } else { false } })
     }
-    let refused = engine.handle(.call(call("one-too-many")), at: t(100))
-    #expect(refused.events == [.ignored(callID: "one-too-many", reason: .tooManyCalls)])
+    let refused = engine.handle(.call(call("one-too-many").from(.standardInput)), at: t(100))
+    #expect(refused.events.first == .ignored(callID: "one-too-many", reason: .tooManyCalls))
     #expect(!engine.isActive("one-too-many"))
     // Once one ends, a new call rings again.
     _ = engine.handle(.hangup(callID: "c0"), at: t(101))
     #expect(
-      engine.handle(.call(call("next")), at: t(102)).events.contains { if case .ringing = $0 { true } else { false } })
+      engine.handle(.call(call("next").from(.standardInput)), at: t(102)).events.contains {
+        if case .ringing = $0 { true } else { false }
+      })
   }
 
   /// 20 000 calls, each hung up: the memory of finished calls holds all of them (5 min tombstone), and

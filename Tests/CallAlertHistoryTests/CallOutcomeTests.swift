@@ -3,5 +3,7 @@ import Testing
 
 @Test func outcomesHaveStableNames() {
   #expect(
-    CallOutcome.allCases.map(\.rawValue) == ["ringing", "hung-up", "answered", "acknowledged", "missed", "suppressed"])
+    CallOutcome.allCases.map(\.rawValue) == [
+      "ringing", "hung-up", "answered", "acknowledged", "missed", "suppressed", "refused",
+    ])
 }

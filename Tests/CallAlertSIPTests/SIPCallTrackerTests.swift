@@ -28,7 +28,9 @@ struct SIPCallTrackerTests {
     let decision = tracker.handle(Self.invite("a1"), now: 0)
     #expect(decision.answer == 180)
     #expect(
-      decision.inputs == [.call(IncomingCall(id: "ext:a1", callerNumber: "+4930123", callerName: "Alice"))])
+      decision.inputs == [
+        .call(IncomingCall(id: "ext:a1", callerNumber: "+4930123", callerName: "Alice", source: .sip("ext")))
+      ])
   }
 
   @Test(arguments: [(200, true), (486, false), (nil, false)] as [(Int?, Bool)])
@@ -97,7 +99,8 @@ struct SIPCallTrackerTests {
     var tracker = SIPCallTracker(account: account, region: "DE")
     let sales = tracker.handle(
       .invite(SIPInvite(callID: "s", fromUser: "1", toUser: "5551", requestUser: "201", source: Self.pbx)), now: 0)
-    #expect(sales.inputs == [.call(IncomingCall(id: "ext:s", callerNumber: "1", patternHint: "sales"))])
+    #expect(
+      sales.inputs == [.call(IncomingCall(id: "ext:s", callerNumber: "1", patternHint: "sales", source: .sip("ext")))])
     let ignored = tracker.handle(
       .invite(SIPInvite(callID: "i", fromUser: "1", toUser: "5552", requestUser: "201", source: Self.pbx)), now: 0)
     #expect(ignored.answer == 180)
@@ -105,7 +108,8 @@ struct SIPCallTrackerTests {
     #expect(tracker.handle(.cancel(callID: "i", reasonCause: nil, source: Self.pbx), now: 0).inputs.isEmpty)
     let other = tracker.handle(
       .invite(SIPInvite(callID: "o", fromUser: "1", toUser: "201", requestUser: "201", source: Self.pbx)), now: 0)
-    #expect(other.inputs == [.call(IncomingCall(id: "ext:o", callerNumber: "1", patternHint: "other"))])
+    #expect(
+      other.inputs == [.call(IncomingCall(id: "ext:o", callerNumber: "1", patternHint: "other", source: .sip("ext")))])
   }
 
   // MARK: - Strangers

@@ -32,7 +32,8 @@ enum StatusText {
       let boards = call.playingOn.map(shown).joined(separator: ", ")
       lines.append(
         "  \(shown(call.id))\(who.isEmpty ? " (withheld)" : " \(who)"): \(call.remainingMs / 1000) s left"
-          + (boards.isEmpty ? ", waiting for a board" : " on \(boards)"))
+          + (boards.isEmpty ? ", waiting for a board" : " on \(boards)")
+          + (call.source.map { ", from \(shown($0))" } ?? ""))
     }
     if !status.missed.isEmpty { lines.append("missed, not acknowledged: \(status.missed.count)") }
     return lines
