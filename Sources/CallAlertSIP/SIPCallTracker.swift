@@ -146,8 +146,9 @@ public struct SIPCallTracker: Sendable {
   private var registrarAddresses: [AddressRange]
   private var refusals: [RefusalLog] = []
 
-  /// The most calls followed at once; a new INVITE beyond gets 486 Busy Here.
-  public static let maximumCalls = 64
+  /// The most calls followed at once; a new INVITE beyond gets 486 Busy Here. The engine's share for one
+  /// source: an INVITE the engine would refuse is told so, instead of a 180 for a call that rings nothing.
+  public static let maximumCalls = AlertEngine.maximumActiveCallsPerSource
   /// How long after its final answer a call whose end never came is forgotten (SIP's 64×T1 is 32 s).
   public static let forgetAfterMs: UInt64 = 40_000
   /// A source's refusals are logged at most once in this time, with the count of the others.
