@@ -71,6 +71,12 @@ struct BenchCommand: AsyncParsableCommand {
   @Option(help: "Soak: call/hangup pairs of the long-life run (RSS, descriptors and the history's retention).")
   var longLifeCalls = 1_000_000
 
+  @Option(
+    help: ArgumentHelp(
+      "Soak: the long-life daemon's `tombstone` (how long it remembers an ended call's id; default 5m).",
+      valueName: "duration"))
+  var longLifeTombstone: String?
+
   @Option(help: "Soak: calls in the history that `callalert history --limit 1000` reads.")
   var historyQueryRows = 1_000_000
 
@@ -108,7 +114,7 @@ struct BenchCommand: AsyncParsableCommand {
         killRuns: quick ? min(4, killRuns) : killRuns,
         killParallel: killParallel, chaosCalls: quick ? min(40, chaosCalls) : chaosCalls,
         historyPairs: quick ? min(2_000, historyPairs) : historyPairs, historyHogs: historyHogs,
-        longLifeCalls: quick ? min(20_000, longLifeCalls) : longLifeCalls,
+        longLifeCalls: quick ? min(20_000, longLifeCalls) : longLifeCalls, longLifeTombstone: longLifeTombstone,
         historyQueryRows: quick ? min(20_000, historyQueryRows) : historyQueryRows, callalert: callalert,
         jsonPath: json == "bench-results.json" ? "soak-results.json" : json
       ).run()

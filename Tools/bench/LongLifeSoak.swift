@@ -21,6 +21,8 @@ struct LongLifeSoak {
   let executable: String
   /// The history's `keep_days`.
   var keepDays = 7
+  /// The engine's `tombstone` (how long an ended call's id is remembered); nil: the default, 5 minutes.
+  var tombstone: String? = nil
   /// Calls seeded older than `keepDays`.
   var agedCalls = 10_000
   /// Calls seeded a day old, inside the retention.
@@ -48,6 +50,7 @@ struct LongLifeSoak {
   struct Outcome: Sendable {
     var calls = 0
     var keepDays = 0
+    var tombstone = ""
     var seconds = 0.0
     var answers = 0
     var answeredOK = 0
@@ -102,7 +105,8 @@ struct LongLifeSoak {
         ])
       }
       return .object([
-        ("calls", .int(calls)), ("keep_days", .int(keepDays)), ("seconds", .number(seconds)),
+        ("calls", .int(calls)), ("keep_days", .int(keepDays)), ("tombstone", .string(tombstone)),
+        ("seconds", .number(seconds)),
         ("calls_per_second", .number(callsPerSecond)), ("answers", .int(answers)), ("answers_ok", .int(answeredOK)),
         ("finished_in_time", .bool(finishedInTime)), ("warm_up_calls", .int(warmUpCalls)),
         ("rss_kib", figures(\.residentKiB)), ("open_descriptors", figures(\.descriptors)),
@@ -128,7 +132,7 @@ struct LongLifeSoak {
         String(format: "load %.2f → %.2f, the daemon %.2f cores", $0.start.load, $0.end.load, daemonCores)
       }
       table.add(
-        "long life: \(calls) calls after \(warmUpCalls) of warm-up",
+        "long life: \(calls) calls after \(warmUpCalls) of warm-up, tombstone \(tombstone)",
         String(format: "%.0f s, %.0f calls/s; ", seconds, callsPerSecond) + (machine ?? ""))
       if let rss = drift(\.residentKiB), let fds = drift(\.descriptors) {
         table.add(
@@ -169,6 +173,7 @@ struct LongLifeSoak {
     try """
     boards:
       - name: desk
+    \(tombstone.map { "tombstone: \($0)" } ?? "")
     missed_indicator: off
     socket:
       path: \(socket)
@@ -178,6 +183,7 @@ struct LongLifeSoak {
     """.write(toFile: config, atomically: true, encoding: .utf8)
 
     var outcome = Outcome(calls: calls, keepDays: keepDays, warmUpCalls: calls / 10)
+    outcome.tombstone = tombstone ?? "5m (default)"
     outcome.agedSeeded = agedCalls
     outcome.recentSeeded = recentCalls
     outcome.agedKeptMissed = try seed(historyPath)

@@ -43,6 +43,8 @@ struct Soak {
   var historyHogs = 2
   /// Call/hangup pairs of the long-life run (0: none).
   var longLifeCalls = 0
+  /// The long-life daemon's `tombstone`; nil: the default (5 minutes).
+  var longLifeTombstone: String? = nil
   /// Calls in the history `callalert history` reads (0: none).
   var historyQueryRows = 0
   let callalert: String?
@@ -114,7 +116,10 @@ struct Soak {
     }
     if longLifeCalls > 0, let callalert {
       progress("long life: \(longLifeCalls) call/hangup pairs")
-      let life = try await LongLifeSoak(calls: longLifeCalls, executable: callalert).run()
+      let life = try await LongLifeSoak(
+        calls: longLifeCalls, executable: callalert,
+        tombstone: longLifeTombstone
+      ).run()
       life.report(into: &table)
       results.append(("long_life", life.json))
       violations += life.violations
