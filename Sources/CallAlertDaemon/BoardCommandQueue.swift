@@ -3,12 +3,14 @@ import CallAlertProtocol
 
 /// The engine's effects for one board, waiting for the board driver to carry them out one at a time, in order.
 ///
-/// A PLAY still waiting when the STOP of its token comes never reaches the board: it would have superseded
-/// whatever played, and the STOP would have ended it, so the pair becomes one STOP of whatever plays
-/// (``CallAlertProtocol/Command/stopAll``), and two such STOPs in a row at the end of the queue are one. Calls
-/// hung up faster than the link carries their PLAYs thus leave one command waiting, not two per call: with an
-/// unbounded stream, 1 000 000 call/hangup pairs on the control socket (the long-life soak) queued about
-/// 300 MB of commands that a virtual board then played for minutes after the last hangup.
+/// Every call reaches the board, however briefly, while the link keeps up. Once `coalescingDepth` effects
+/// wait (a flood the link cannot carry), a PLAY still waiting when the STOP of its token comes never reaches
+/// the board: it would have superseded whatever played, and the STOP would have ended it, so the pair becomes
+/// one STOP of whatever plays (``CallAlertProtocol/Command/stopAll``), and two such STOPs in a row at the end
+/// of the queue are one. Calls hung up faster than the link carries their PLAYs thus leave the queue near that
+/// depth instead of two commands each: with an unbounded stream, 1 000 000 call/hangup pairs on the control
+/// socket (the long-life soak) queued about 300 MB of commands that a virtual board then played for minutes
+/// after the last hangup.
 struct BoardCommandQueue<Arrival: Sendable>: Sendable {
   /// An effect as queued: with a call's arrival when a call's arrival caused it.
   struct Item: Sendable {
@@ -21,6 +23,16 @@ struct BoardCommandQueue<Arrival: Sendable>: Sendable {
   private var head = 0
   /// The PLAYs not yet taken: token -> index in `items`.
   private var waitingPlays: [UInt32: Int] = [:]
+  /// From how many waiting effects on a PLAY and its STOP are dropped together.
+  let coalescingDepth: Int
+
+  /// The depth from which hung-up PLAYs are dropped in the daemon: a burst of 64 calls is carried out whole.
+  static var defaultCoalescingDepth: Int { 64 }
+
+  /// An empty queue that drops a hung-up PLAY once `coalescingDepth` effects wait.
+  init(coalescingDepth: Int = Self.defaultCoalescingDepth) {
+    self.coalescingDepth = coalescingDepth
+  }
 
   /// Items waiting.
   var count: Int { items.count - head }
@@ -34,7 +46,7 @@ struct BoardCommandQueue<Arrival: Sendable>: Sendable {
       // A PLAY of a token already waiting restarts it: the earlier one no longer needs its own STOP pairing.
       waitingPlays[token] = items.count
     case .stop(let board, let token):
-      guard let index = waitingPlays.removeValue(forKey: token) else { break }
+      guard count >= coalescingDepth, let index = waitingPlays.removeValue(forKey: token) else { break }
       let stopAll = Item(effect: .stop(board: board, token: Command.stopAll), callArrival: nil)
       if index == items.count - 1, index > head, Self.isStopAll(items[index - 1]) {
         items.removeLast()

@@ -26,7 +26,7 @@ import Testing
   }
 
   @Test func effectsComeOutInOrder() {
-    var queue = BoardCommandQueue<Int>()
+    var queue = BoardCommandQueue<Int>(coalescingDepth: 0)
     let tookPlay = queue.append(Self.play(1), callArrival: 7)
     let tookIndicator = queue.append(.indicator(board: "desk", IndicatorSetting(mode: .off)))
     #expect(!tookPlay && !tookIndicator)
@@ -37,7 +37,7 @@ import Testing
   }
 
   @Test func aPlayStoppedBeforeItsTurnBecomesOneStopOfWhateverPlays() {
-    var queue = BoardCommandQueue<Int>()
+    var queue = BoardCommandQueue<Int>(coalescingDepth: 0)
     _ = queue.append(Self.play(1))
     let onTheBoard = queue.next()  // play 1
     #expect(onTheBoard != nil)
@@ -49,8 +49,30 @@ import Testing
     #expect(drained == ["stop all"])
   }
 
-  @Test func aFloodOfHungUpCallsLeavesOneCommand() {
+  @Test func whileTheLinkKeepsUpEveryCallReachesTheBoard() {
     var queue = BoardCommandQueue<Int>()
+    for token in UInt32(1)...10 {
+      _ = queue.append(Self.play(token))
+      _ = queue.append(Self.stop(token))
+    }
+    #expect(queue.count == 20)
+    #expect(queue.plays == 10)
+  }
+
+  @Test func aFloodOfHungUpCallsStaysNearTheDepth() {
+    var queue = BoardCommandQueue<Int>()
+    for token in UInt32(1)...100_000 {
+      _ = queue.append(Self.play(token))
+      _ = queue.append(Self.stop(token))
+    }
+    #expect(queue.count <= BoardCommandQueue<Int>.defaultCoalescingDepth + 1)
+    let drained = Self.drain(&queue)
+    #expect(drained.prefix(4) == ["play 1", "stop 1", "play 2", "stop 2"])
+    #expect(drained.last == "stop all")
+  }
+
+  @Test func aFloodOfHungUpCallsOnAnEmptyLinkLeavesOneCommand() {
+    var queue = BoardCommandQueue<Int>(coalescingDepth: 0)
     for token in UInt32(1)...100_000 {
       _ = queue.append(Self.play(token))
       _ = queue.append(Self.stop(token))
@@ -61,7 +83,7 @@ import Testing
   }
 
   @Test func aStopOfAPlayAlreadyTakenIsQueued() {
-    var queue = BoardCommandQueue<Int>()
+    var queue = BoardCommandQueue<Int>(coalescingDepth: 0)
     _ = queue.append(Self.play(1))
     _ = queue.next()
     let tookPlay = queue.append(Self.stop(1))
@@ -71,7 +93,7 @@ import Testing
   }
 
   @Test func whatCameBetweenStaysInItsPlace() {
-    var queue = BoardCommandQueue<Int>()
+    var queue = BoardCommandQueue<Int>(coalescingDepth: 0)
     _ = queue.append(Self.play(1))
     _ = queue.append(.indicator(board: "desk", IndicatorSetting(mode: .off)))
     _ = queue.append(Self.stop(1))
@@ -83,7 +105,7 @@ import Testing
   }
 
   @Test func aLongQueueTakenHalfWayKeepsItsPlaysFindable() {
-    var queue = BoardCommandQueue<Int>()
+    var queue = BoardCommandQueue<Int>(coalescingDepth: 0)
     for token in UInt32(1)...3_000 { _ = queue.append(Self.play(token)) }
     for _ in 0..<2_000 { _ = queue.next() }  // compacts past 1 024 taken
     let tookWaiting = queue.append(Self.stop(2_500))
