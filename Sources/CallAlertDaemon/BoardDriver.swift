@@ -29,8 +29,10 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
   private let pressed: @Sendable (PressKind) async -> Void
   private var client: BoardClient<C>?
   private var resolver = PatternResolver()
-  private let commands: AsyncStream<QueuedEffect>.Continuation
-  private let commandStream: AsyncStream<QueuedEffect>
+  /// The effects waiting for the command worker (see ``BoardCommandQueue``), and its wake-up call.
+  private let waiting = Mutex(BoardCommandQueue<C.Instant>())
+  private let commands: AsyncStream<Void>.Continuation
+  private let commandStream: AsyncStream<Void>
   /// Told each call's time from its arrival to this board's acknowledged PLAY.
   private let callToPlay: CallToPlayListeners?
   /// Played-token bookkeeping: the engine's token, and the fallback used when the board refused a slot.
@@ -80,23 +82,21 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
     self.submit = submit
     self.pressed = pressed
     start = clock.now
-    (commandStream, commands) = AsyncStream.makeStream(of: QueuedEffect.self)
+    (commandStream, commands) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
   }
 
   /// The board's INFO while connected.
   var info: BoardInfo? { lastInfo }
 
-  /// An engine effect as queued: with a call's arrival when a call's arrival caused it.
-  struct QueuedEffect: Sendable {
-    var effect: EngineEffect
-    var callArrival: C.Instant?
-  }
-
-  /// Queues an engine effect for this board; effects run in order, one at a time. A PLAY with a
-  /// `callArrival` reports the time from it to the board's acknowledgement.
+  /// Queues an engine effect for this board; effects run in order, one at a time, but a PLAY whose STOP comes
+  /// before its turn is not carried out (see ``BoardCommandQueue``). A PLAY with a `callArrival` reports the
+  /// time from it to the board's acknowledgement.
   nonisolated func enqueue(_ effect: EngineEffect, callArrival: C.Instant? = nil) {
     if case .play = effect { queuedPlays.withLock { $0 += 1 } }
-    commands.yield(QueuedEffect(effect: effect, callArrival: callArrival))
+    if waiting.withLock({ $0.append(effect, callArrival: callArrival) }) {
+      queuedPlays.withLock { $0 -= 1 }  // the PLAY left the queue with its STOP
+    }
+    commands.yield()
   }
 
   /// The one reconnect policy for this board: the first connection and every reopening after an unplug
@@ -112,7 +112,11 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
     let stream = commandStream
     await withTaskGroup(of: Void.self) { group in
       group.addTask {
-        for await queued in stream { await self.perform(queued.effect, callArrival: queued.callArrival) }
+        for await _ in stream {
+          while !Task.isCancelled, let queued = self.waiting.withLock({ $0.next() }) {
+            await self.perform(queued.effect, callArrival: queued.callArrival)
+          }
+        }
       }
       if let events = await connectWithBackoff() {
         group.addTask {

@@ -28,6 +28,12 @@ extension CallHistory {
       try db.create(index: "calls_by_time", on: "calls", columns: ["received_at"])
       try db.create(index: "calls_by_missed", on: "calls", columns: ["missed", "acknowledged"])
     }
+    // A history of a million calls: `history --missed` sorted every missed call for the newest (a second), and
+    // closing the calls left ringing read every row (a third of a second at each start and stop).
+    migrator.registerMigration("v2: missed calls by time, ringing calls") { db in
+      try db.create(index: "calls_missed_by_time", on: "calls", columns: ["missed", "received_at"])
+      try db.execute(sql: "CREATE INDEX calls_ringing ON calls (outcome) WHERE outcome = 'ringing'")
+    }
     return migrator
   }
 }

@@ -174,15 +174,16 @@ public final class CallHistory: Sendable {
   @discardableResult
   public func closeInterrupted(at date: Date) throws(CallHistoryError) -> Int {
     try write { db in
-      try db.execute(
-        sql: """
-          UPDATE calls SET outcome = 'missed', reason = 'interrupted', missed = 1, ended_at = COALESCE(ended_at, ?)
-          WHERE outcome = 'ringing'
-          """,
-        arguments: [date])
+      try db.execute(sql: Self.closingInterrupted, arguments: [date])
       return db.changesCount
     }
   }
+
+  /// The statement of ``closeInterrupted(at:)``: it finds the ringing calls through their own small index.
+  static let closingInterrupted = """
+    UPDATE calls SET outcome = 'missed', reason = 'interrupted', missed = 1, ended_at = COALESCE(ended_at, ?)
+    WHERE outcome = 'ringing'
+    """
 
   /// Deletes calls received before `date`, except unacknowledged missed calls and calls still ringing;
   /// returns how many.
@@ -203,11 +204,25 @@ public final class CallHistory: Sendable {
   /// The most recent calls, newest first; only missed ones when `missedOnly`.
   public func calls(missedOnly: Bool = false, limit: Int = 20) throws(CallHistoryError) -> [CallRecord] {
     guard limit > 0 else { return [] }
-    let filter = missedOnly ? "WHERE missed = 1" : ""
     return try read { db in
-      try Row.fetchAll(
-        db, sql: "SELECT * FROM calls \(filter) ORDER BY received_at DESC, rowid DESC LIMIT ?", arguments: [limit]
-      ).map { row in try Self.record(row, path: path) }
+      try Row.fetchAll(db, sql: Self.listing(missedOnly: missedOnly), arguments: [limit]).map { row in
+        try Self.record(row, path: path)
+      }
+    }
+  }
+
+  /// The statement of ``calls(missedOnly:limit:)``: it walks an index newest first and stops at the limit,
+  /// whatever the history's size (`theListingsWalkAnIndex`).
+  static func listing(missedOnly: Bool) -> String {
+    "SELECT * FROM calls \(missedOnly ? "WHERE missed = 1" : "") ORDER BY received_at DESC, rowid DESC LIMIT ?"
+  }
+
+  /// SQLite's plan for `sql` (EXPLAIN QUERY PLAN), one line per step, its parameters NULL: for tests that guard
+  /// a statement's index.
+  func queryPlan(_ sql: String) throws(CallHistoryError) -> [String] {
+    let nulls = [(any DatabaseValueConvertible)?](repeating: nil, count: sql.filter { $0 == "?" }.count)
+    return try read { db in
+      try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: StatementArguments(nulls)).map { $0["detail"] }
     }
   }
 

@@ -68,6 +68,18 @@ struct BenchCommand: AsyncParsableCommand {
   @Option(help: "Soak: CPU-bound processes beside the daemon in the busy history-under-load run.")
   var historyHogs = 2
 
+  @Option(help: "Soak: call/hangup pairs of the long-life run (RSS, descriptors and the history's retention).")
+  var longLifeCalls = 1_000_000
+
+  @Option(
+    help: ArgumentHelp(
+      "Soak: the long-life daemon's `tombstone` (how long it remembers an ended call's id; default 5m).",
+      valueName: "duration"))
+  var longLifeTombstone: String?
+
+  @Option(help: "Soak: calls in the history that `callalert history --limit 1000` reads.")
+  var historyQueryRows = 1_000_000
+
   @Option(
     help: ArgumentHelp("Soak: the callalert executable for the kill -9, chaos and history runs.", valueName: "path"))
   var callalert: String?
@@ -83,7 +95,9 @@ struct BenchCommand: AsyncParsableCommand {
         throw ValidationError("unknown section \(name); sections are \(Self.sections.joined(separator: ", "))")
       }
     }
-    if soakCalls < 0 || killRuns < 0 || chaosCalls < 0 || killParallel < 1 || historyPairs < 0 || historyHogs < 0 {
+    if soakCalls < 0 || killRuns < 0 || chaosCalls < 0 || killParallel < 1 || historyPairs < 0 || historyHogs < 0
+      || longLifeCalls < 0 || historyQueryRows < 0
+    {
       throw ValidationError("soak counts must not be negative")
     }
     if soakCappedPerMille > 985 { throw ValidationError("--soak-capped-per-mille must be 0 to 985") }
@@ -99,7 +113,9 @@ struct BenchCommand: AsyncParsableCommand {
         calls: quick ? min(200, soakCalls) : soakCalls, cappedPerMille: soakCappedPerMille,
         killRuns: quick ? min(4, killRuns) : killRuns,
         killParallel: killParallel, chaosCalls: quick ? min(40, chaosCalls) : chaosCalls,
-        historyPairs: quick ? min(2_000, historyPairs) : historyPairs, historyHogs: historyHogs, callalert: callalert,
+        historyPairs: quick ? min(2_000, historyPairs) : historyPairs, historyHogs: historyHogs,
+        longLifeCalls: quick ? min(20_000, longLifeCalls) : longLifeCalls, longLifeTombstone: longLifeTombstone,
+        historyQueryRows: quick ? min(20_000, historyQueryRows) : historyQueryRows, callalert: callalert,
         jsonPath: json == "bench-results.json" ? "soak-results.json" : json
       ).run()
       return

@@ -1,6 +1,5 @@
 import CallAlertHistory
 import Foundation
-import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -147,7 +146,14 @@ struct HistoryLoadSoak {
       }
       return longest
     }
-    let sent = try await send(socket: socket, historyPath: historyPath)
+    var pairsOut = PipelinedPairs(socket: socket, pairs: pairs, window: window, timeout: timeout)
+    if let removeAfter {
+      pairsOut.beforePair = { pair in
+        guard pair == removeAfter else { return }
+        for file in [historyPath, historyPath + "-wal", historyPath + "-shm"] { unlink(file) }
+      }
+    }
+    let sent = await pairsOut.send()
     sampling.stop()
     outcome.longestQueue = await sampler.value
     outcome.answers = sent.answers
@@ -192,7 +198,7 @@ struct HistoryLoadSoak {
   }
 
   /// The `history` object of the daemon's `status`, or nil when it did not answer.
-  private static func historyHealth(socket: String) async -> [String: Any]? {
+  static func historyHealth(socket: String) async -> [String: Any]? {
     guard let answer = await ChaosClient.request(#"{"type":"status"}"#, socket: socket),
       let object = try? JSONSerialization.jsonObject(with: Data(answer.utf8)) as? [String: Any],
       let status = object["status"] as? [String: Any]
@@ -200,99 +206,8 @@ struct HistoryLoadSoak {
     return status["history"] as? [String: Any]
   }
 
-  /// What the connection saw.
-  private struct Sent: Sendable {
-    var answers = 0
-    var ok = 0
-    var inTime = true
-    var notes: [String] = []
-  }
-
-  /// The pairs on one connection, `window` requests in flight: a sender thread and a reader thread.
-  private func send(socket: String, historyPath: String) async throws -> Sent {
-    guard let fd = ChaosClient.connect(socket, timeout: .seconds(10)) else {
-      return Sent(inTime: false, notes: ["cannot connect"])
-    }
-    defer { close(fd) }
-    var limit = timeval(tv_sec: 30, tv_usec: 0)
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-    let requests = 2 * pairs
-    let window = self.window
-    let answered = Atomic<Int>(0)
-    let flow = NSCondition()
-    let deadline = ContinuousClock.now.advanced(by: timeout)
-    let removeAfter = self.removeAfter
-    let pairs = self.pairs
-
-    async let reader: Sent = onThread {
-      var result = Sent()
-      var buffer = [UInt8](repeating: 0, count: 65_536)
-      var line: [UInt8] = []
-      while result.answers < requests {
-        let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-        guard count > 0 else {
-          result.inTime = false
-          result.notes.append("the connection ended after \(result.answers) answers")
-          break
-        }
-        for byte in buffer[..<count] {
-          guard byte == UInt8(ascii: "\n") else {
-            line.append(byte)
-            continue
-          }
-          result.answers += 1
-          if line.count >= 9, line.starts(with: Array(#"{"ok":true"#.utf8)) { result.ok += 1 }
-          line.removeAll(keepingCapacity: true)
-        }
-        flow.lock()
-        answered.store(result.answers, ordering: .relaxed)
-        flow.broadcast()
-        flow.unlock()
-        if ContinuousClock.now > deadline {
-          result.inTime = false
-          result.notes.append("stopped after \(result.answers) answers: the run's time was up")
-          break
-        }
-      }
-      flow.lock()
-      answered.store(Int.max, ordering: .relaxed)  // the sender stops waiting
-      flow.broadcast()
-      flow.unlock()
-      return result
-    }
-    let sender: Bool = await onThread {
-      var request = 0
-      while request < requests {
-        flow.lock()
-        while request - answered.load(ordering: .relaxed) >= window { flow.wait() }
-        let ended = answered.load(ordering: .relaxed) == Int.max
-        flow.unlock()
-        if ended { return false }
-        let pair = request / 2
-        if let removeAfter, request == 2 * removeAfter, pair < pairs {
-          for file in [historyPath, historyPath + "-wal", historyPath + "-shm"] { unlink(file) }
-        }
-        let text =
-          request % 2 == 0 ? #"{"type":"call","id":"load-\#(pair)"}"# : #"{"type":"hangup","id":"load-\#(pair)"}"#
-        let bytes = Array((text + "\n").utf8)
-        var done = 0
-        while done < bytes.count {
-          let count = bytes[done...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-          if count <= 0 { return false }
-          done += count
-        }
-        request += 1
-      }
-      return true
-    }
-    var result = await reader
-    if !sender { result.notes.append("the sender stopped early") }
-    return result
-  }
-
   /// The CPU time (user and system) a running process used so far, from /proc; 0 when it cannot be read.
-  private static func cpuSeconds(of pid: pid_t) -> Double {
+  static func cpuSeconds(of pid: pid_t) -> Double {
     guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
       let close = text.lastIndex(of: ")")
     else { return 0 }
@@ -303,7 +218,7 @@ struct HistoryLoadSoak {
   }
 
   /// A CPU-bound child process (`sh` spinning); its PID, or nil when it cannot start.
-  private static func spinner() -> pid_t? {
+  static func spinner() -> pid_t? {
     var pid: pid_t = 0
     let arguments = ["/bin/sh", "-c", "while :; do :; done"]
     var pointers: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]

@@ -51,8 +51,16 @@ enum ProcessStats {
     return byName.map { (name: $0.key, count: $0.value) }
   }
 
-  private static func statusField(_ name: String) -> Int {
-    guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+  /// Resident set size of another process now, in KiB (its VmRSS); 0 when it cannot be read.
+  static func residentKiB(of pid: pid_t) -> Int { statusField("VmRSS", process: "\(pid)") }
+
+  /// Descriptors another process holds open now (the entries of /proc/PID/fd); -1 when they cannot be listed.
+  static func openDescriptors(of pid: pid_t) -> Int {
+    (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? -1
+  }
+
+  private static func statusField(_ name: String, process: String = "self") -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/\(process)/status", encoding: .utf8) else { return 0 }
     for line in text.split(separator: "\n") where line.hasPrefix(name + ":") {
       let digits = line.dropFirst(name.count + 1).filter(\.isNumber)
       return Int(digits) ?? 0

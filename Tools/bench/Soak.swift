@@ -28,6 +28,9 @@ import Synchronization
 /// 4. **History under load.** `callalert run --simulate` takes call/hangup pairs as fast as its control socket
 ///    does, on the machine as it is, beside CPU-bound processes, and with its history file removed half-way;
 ///    every call must be in the history with its outcome (``HistoryLoadSoak``).
+/// 5. **Long life.** A million call/hangup pairs through `callalert run --simulate`: its RSS and descriptors stay
+///    flat after the warm-up, its history within `keep_days` (``LongLifeSoak``); and `callalert history --limit
+///    1000` on a history of a million calls (``HistoryQuerySoak``).
 struct Soak {
   let calls: Int
   let cappedPerMille: UInt64
@@ -38,6 +41,12 @@ struct Soak {
   var historyPairs = 0
   /// CPU-bound processes beside the daemon in the busy history run.
   var historyHogs = 2
+  /// Call/hangup pairs of the long-life run (0: none).
+  var longLifeCalls = 0
+  /// The long-life daemon's `tombstone`; nil: the default (5 minutes).
+  var longLifeTombstone: String? = nil
+  /// Calls in the history `callalert history` reads (0: none).
+  var historyQueryRows = 0
   let callalert: String?
   let jsonPath: String
 
@@ -51,10 +60,12 @@ struct Soak {
   static let capToleranceMs = 100.0
 
   func run() async throws {
-    if killRuns > 0 || chaosCalls > 0 || historyPairs > 0, callalert == nil {
+    if killRuns > 0 || chaosCalls > 0 || historyPairs > 0 || longLifeCalls > 0 || historyQueryRows > 0,
+      callalert == nil
+    {
       throw BenchError(
-        "--callalert PATH is needed for the kill -9, chaos and history runs (or --kill-runs 0 --chaos-calls 0 "
-          + "--history-pairs 0)")
+        "--callalert PATH is needed for the kill -9, chaos, history and long-life runs (or --kill-runs 0 "
+          + "--chaos-calls 0 --history-pairs 0 --long-life-calls 0 --history-query-rows 0)")
     }
     var table = ResultTable()
     var results: [(String, JSONValue)] = [("machine", Machine.current().json)]
@@ -95,6 +106,23 @@ struct Soak {
         violations += outcome.violations
       }
       results.append(("history_under_load", .object(outcomes)))
+    }
+    if historyQueryRows > 0, let callalert {
+      progress("history query: writing \(historyQueryRows) calls, then `callalert history --limit 1000`")
+      let query = try await HistoryQuerySoak(rows: historyQueryRows, executable: callalert).run()
+      query.report(into: &table)
+      results.append(("history_query", query.json))
+      violations += query.violations
+    }
+    if longLifeCalls > 0, let callalert {
+      progress("long life: \(longLifeCalls) call/hangup pairs")
+      let life = try await LongLifeSoak(
+        calls: longLifeCalls, executable: callalert,
+        tombstone: longLifeTombstone
+      ).run()
+      life.report(into: &table)
+      results.append(("long_life", life.json))
+      violations += life.violations
     }
     results.append(("violations", .int(violations)))
     print(table.text)

@@ -12,11 +12,20 @@
 #   4. the history under load: `callalert run --simulate` takes 100 000 call/hangup pairs as fast as its control
 #      socket does (64 requests in flight), on the machine as it is, then beside two CPU-bound processes, then
 #      20 000 pairs with its history file removed after 10 000; each run is bounded to 10 minutes.
-# SOAK_CALLS, SOAK_KILL_RUNS, SOAK_KILL_PARALLEL, SOAK_CHAOS_CALLS and SOAK_HISTORY_PAIRS change the counts;
+#   5. long life: `callalert history --limit 1000` on a history of 1 000 000 calls written beforehand (it must
+#      answer within 100 ms); then `callalert run --simulate` takes 1 000 000 call/hangup pairs on its socket,
+#      its RSS and open descriptors read every 10 000 calls (flat within 5 MiB and 2 after 100 000 of warm-up),
+#      its history seeded with calls older than its keep_days, which must go, but the unacknowledged missed
+#      ones; bounded to an hour. Its engine forgets an ended call after 1 s (`tombstone`, SOAK_LONG_LIFE_TOMBSTONE;
+#      the default 5 min would hold every id of a run that lasts a minute and a half, about 70 B each).
+# SOAK_CALLS, SOAK_KILL_RUNS, SOAK_KILL_PARALLEL, SOAK_CHAOS_CALLS, SOAK_HISTORY_PAIRS, SOAK_LONG_LIFE_CALLS and
+# SOAK_HISTORY_QUERY_ROWS change the counts;
 # results go to soak-results.json. Exits non-zero when a ring overran its cap, a hangup was not honoured, a
 # command was silently lost, a board rang on past its lease after kill -9, in the chaos run a call did not ring,
 # was lost from the history, a deaf board was not played again, or the daemon died, or, under load, a call is
-# missing from the history, has the wrong outcome or was made a missed call, or status said something was lost.
+# missing from the history, has the wrong outcome or was made a missed call, or status said something was lost,
+# or in the long run RSS or descriptors grew, a call was not recorded hung up, an old call outlived keep_days,
+# or `callalert history --limit 1000` took 100 ms or more (median).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 scratch=.build-bench
@@ -25,4 +34,6 @@ swift build -c release --scratch-path "$scratch" --product callalert-bench
 exec "$scratch/release/callalert-bench" --soak --soak-calls "${SOAK_CALLS:-10000}" \
   --kill-runs "${SOAK_KILL_RUNS:-100}" --kill-parallel "${SOAK_KILL_PARALLEL:-4}" \
   --chaos-calls "${SOAK_CHAOS_CALLS:-300}" --history-pairs "${SOAK_HISTORY_PAIRS:-100000}" \
+  --long-life-calls "${SOAK_LONG_LIFE_CALLS:-1000000}" --long-life-tombstone "${SOAK_LONG_LIFE_TOMBSTONE:-1s}" \
+  --history-query-rows "${SOAK_HISTORY_QUERY_ROWS:-1000000}" \
   --callalert "$scratch/release/callalert" --json soak-results.json
