@@ -479,10 +479,18 @@ extension HistoryWriter {
     }
     #expect(watched && !released.withLock { $0 })
     // ... until no commit has finished for the stall limit: then intake goes on, the records wait in memory.
-    await clock.advance(by: HistoryWriter.stallLimit)
+    // The stall watch's sleep may not be on the test clock yet when it is first advanced (a flake-hunt run hung
+    // here for good): advance again until it has fired, bounded.
+    let freed = await answer(within: 10) { () async -> Bool in
+      await clock.advance(by: HistoryWriter.stallLimit)
+      return released.withLock { $0 }
+    } until: {
+      $0
+    }
+    #expect(freed)
+    if !freed { disk.signal() }  // a failure must end the test, not hang the run
     await waiting.value
-    #expect(released.withLock { $0 })
-    disk.signal()
+    if freed { disk.signal() }
     await writer.drain()
     #expect(writer.health.pending == 0 && writer.health.lost == 0)
 
