@@ -16,23 +16,6 @@ struct SIPRegistrationTests {
     return path
   }
 
-  /// Whether something holds UDP `port` on 127.0.0.1 (a bind of it fails).
-  static func isBound(udpPort port: Int) -> Bool {
-    let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-    guard descriptor >= 0 else { return false }
-    defer { close(descriptor) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = UInt16(port).bigEndian
-    let result = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-      }
-    }
-    return result != 0 && errno == EADDRINUSE
-  }
-
   /// Starts SIPp as the registrar on a free port, granting `expires` seconds (`scenario` says what else it
   /// expects); the port and the process.
   static func registrar(
@@ -46,7 +29,7 @@ struct SIPRegistrationTests {
     // The extension's first REGISTER must find SIPp listening (else it fails with 503 and is retried): wait,
     // bounded, until the port is taken.
     let deadline = ContinuousClock.now + .seconds(5)
-    while !isBound(udpPort: port), ContinuousClock.now < deadline { usleep(10_000) }
+    while !LoopbackPorts.isTaken(udpPort: port), ContinuousClock.now < deadline { usleep(10_000) }
     return (port, process)
   }
 

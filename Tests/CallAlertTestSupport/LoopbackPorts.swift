@@ -30,6 +30,9 @@ public enum LoopbackPorts {
     preconditionFailure("every test port from \(range) is taken")
   }
 
+  /// Whether a peer the test started (SIPp, a broker) has bound UDP `port` on 127.0.0.1 yet.
+  public static func isTaken(udpPort port: Int) -> Bool { !isFree(port, type: SOCK_DGRAM) }
+
   private static func isFree(_ port: Int, type: __socket_type) -> Bool {
     let descriptor = socket(AF_INET, Int32(type.rawValue), 0)
     guard descriptor >= 0 else { return false }
