@@ -1,0 +1,69 @@
+/// The page's one script, shipped in the binary: it listens to the daemon's events (Server-Sent Events on
+/// `/page/events`) and, for each, fetches the live view's sections again and puts in those that changed, so a
+/// call shows within a few milliseconds of its event; it counts the seconds a call has left and sets the
+/// tab's title. Boards that connect or go away send no event: the sections are also fetched every 5 s.
+/// Everything works without it: the page is whole as served, and every button is a plain form.
+enum PageScript {
+  static let javascript = """
+    "use strict";
+    (function () {
+      var live = document.getElementById("live");
+      if (!live || !window.EventSource || !window.fetch) { return; }
+      var loadedAt = Date.now();
+      var busy = false, again = false;
+      function tick() {
+        var spent = Date.now() - loadedAt;
+        live.querySelectorAll("[data-remaining-ms]").forEach(function (element) {
+          var left = Math.max(0, Math.ceil((Number(element.getAttribute("data-remaining-ms")) - spent) / 1000));
+          var text = left + " s left";
+          if (element.textContent !== text) { element.textContent = text; }
+        });
+      }
+      function put(html) {
+        var template = document.createElement("template");
+        template.innerHTML = html;
+        var next = template.content.getElementById("live");
+        if (!next) { return; }
+        var focused = document.activeElement && document.activeElement.id;
+        var times = Array.prototype.map.call(next.querySelectorAll("[data-remaining-ms]"), function (element) {
+          return element.getAttribute("data-remaining-ms");
+        });
+        next.querySelectorAll("section[id]").forEach(function (section) {
+          var old = document.getElementById(section.id);
+          if (!old) { live.appendChild(section); return; }
+          if (old.getAttribute("data-state") !== section.getAttribute("data-state")) { old.replaceWith(section); }
+        });
+        document.title = next.getAttribute("data-title");
+        loadedAt = Date.now();
+        live.querySelectorAll("[data-remaining-ms]").forEach(function (element, index) {
+          if (index < times.length) { element.setAttribute("data-remaining-ms", times[index]); }
+        });
+        if (focused && document.activeElement === document.body) {
+          var previous = document.getElementById(focused);
+          if (previous) { previous.focus(); }
+        }
+        tick();
+      }
+      function refresh() {
+        if (busy) { again = true; return; }
+        busy = true;
+        fetch("/page/live.part", { credentials: "same-origin", cache: "no-store" })
+          .then(function (response) { return response.ok ? response.text() : null; })
+          .then(function (html) { if (html !== null) { put(html); } })
+          .catch(function () {})
+          .then(function () { busy = false; if (again) { again = false; refresh(); } });
+      }
+      var events = new EventSource("/page/events");
+      ["ringing", "stopped", "missed", "suppressed", "missed_acknowledged", "ignored", "pattern_fallback",
+       "calls_refused", "lost"].forEach(function (name) { events.addEventListener(name, refresh); });
+      events.addEventListener("open", function () {
+        document.body.setAttribute("data-events", "open");
+        refresh();
+      });
+      events.addEventListener("error", function () { document.body.setAttribute("data-events", "closed"); });
+      setInterval(refresh, 5000);
+      setInterval(tick, 1000);
+    })();
+
+    """
+}
