@@ -38,6 +38,8 @@ revision:
 ## RealTime*, whose tests truly need the real clock (a pseudo-terminal's timing), and the stress suites, which would
 ## starve the timing of the others, run alone afterwards),
 ## check docs/openapi.yaml against the running HTTP API with schemathesis (Tools/scripts/check-openapi.sh),
+## drive the page in chromium with Selenium and axe-core (Tools/scripts/check-page.sh; screenshots in
+## .build/page-artefacts),
 ## compile the portable core as Embedded Swift, check Package.swift against docs/ARCHITECTURE.md's import
 ## rules, and check the install tree
 test: deps revision
@@ -46,6 +48,7 @@ test: deps revision
 	$(SWIFT) test --skip-build --skip '$(REALTIME_SUITES)'
 	$(SWIFT) test --skip-build --filter '$(REALTIME_SUITES)' --no-parallel
 	@Tools/scripts/check-openapi.sh
+	@Tools/scripts/check-page.sh
 	@Tools/scripts/firmware-check.sh
 	@Tools/scripts/check-architecture.sh
 	@if [ "$${CALLALERT_SKIP_INSTALL_TESTS:-0}" != 1 ]; then BUILD_CONFIG=debug Tools/scripts/test-install.sh; fi
