@@ -7,7 +7,7 @@ import Logging
 /// small JSON file beside the history (`history-dnd.json` for `history.sqlite`), written after each switch
 /// that the daemon accepted and read once when the daemon starts, before the HTTP server listens, which then
 /// switches again to what it holds.
-/// The config file is left as it is (its comments too): the file holds what was switched, and `callalert dnd`
+/// The config file is left as it is (its comments too): the file holds what was switched, and `callalert notify dnd`
 /// on the socket, which changes the running daemon only, removes nothing from it (docs/PAGE.md).
 struct DoNotDisturbMemory: Sendable {
   /// What the file holds: what differs from the config file, the mode switched to and silent mode (nil:
