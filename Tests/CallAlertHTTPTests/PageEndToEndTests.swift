@@ -125,6 +125,10 @@ struct PageEndToEndTests {
     let ringing = await events.next()
     #expect(ringing?.event == "ringing" && ringing?.data?.contains(#""id":"c3""#) == true)
     events.close()
+    let check = try await browser.press(
+      "/page/patterns/check", [("text", "version: 1\npatterns:\n  - name: office\n    cadance: UK\n")],
+      token: try #require(try await browser.send(.GET, "/page/patterns").formToken))
+    #expect(check.status == 200 && check.body.contains("editor:4:5: error:"), "without JavaScript, the form")
     let history = try await browser.send(.GET, "/page/history")
     #expect(history.status == 200 && history.body.contains("<caption>Calls, newest first</caption>"))
     try await browser.shutdown()

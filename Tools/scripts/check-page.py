@@ -198,6 +198,18 @@ try:
     accessible(driver, "the patterns")
     shot(driver, "patterns")
 
+    # The pattern editor: a mistake typed is shown at its line and column as one types (patterns check's words).
+    editor = driver.find_element(By.ID, "pattern-text")
+    editor.clear()
+    editor.send_keys("version: 1\npatterns:\n  - name: office\n    cadance: UK\n")
+    try:
+        WebDriverWait(driver, 3).until(EC.text_to_be_present_in_element((By.ID, "pattern-result"), "editor:4:5: error"))
+        check(True, "the editor shows the diagnostic at its line and column as one types")
+    except Exception:
+        check(False, f"the editor shows the diagnostic at its line and column ({driver.find_element(By.ID, 'pattern-result').text!r})")
+    accessible(driver, "the pattern editor with a diagnostic")
+    shot(driver, "pattern-editor")
+
     # A test ring on a chosen board, from the patterns page; stopped on the live view it lands on.
     from selenium.webdriver.support.ui import Select
     Select(driver.find_element(By.ID, "test-board")).select_by_visible_text("bed shaker")

@@ -57,6 +57,17 @@ extension HTTPAPI {
       let view = PatternsPage(file: backend.patternsFile, boards: boards, csrf: try formToken(request))
       return PageAnswer.html(view.document)
     }
+    page.post(RouterPath(PagePaths.patternCheck)) { request, _ in
+      let form = try await pageForm(request)
+      let boards = try await status().boards.map(\.name)
+      let view = PatternsPage(
+        file: backend.patternsFile, boards: boards, csrf: try formToken(request), editorText: form["text"] ?? "")
+      return PageAnswer.html(view.document)
+    }
+    page.post(RouterPath(PagePaths.patternCheckPart)) { request, _ in
+      let form = try await pageForm(request)
+      return PageAnswer.html(PatternEditor(text: form["text"] ?? "", csrf: "").result)
+    }
     page.post(RouterPath(PagePaths.testRing)) { request, _ in
       let form = try await pageForm(request)
       let boards = try await status().boards.map(\.name)

@@ -12,6 +12,10 @@ public enum PagePaths {
   public static let quiet = "/page/quiet"
   /// The patterns, drawn as timelines.
   public static let patterns = "/page/patterns"
+  /// A pattern file checked (field `text`): the patterns page with the text and its diagnostics.
+  public static let patternCheck = "/page/patterns/check"
+  /// The diagnostics alone, which the script fetches as one types.
+  public static let patternCheckPart = "/page/patterns/check.part"
   /// The login form (only when a token is configured).
   public static let login = "/page/login"
   /// The style sheet.

@@ -7,6 +7,28 @@ enum PageScript {
   static let javascript = """
     "use strict";
     (function () {
+      var editor = document.getElementById("pattern-editor");
+      if (editor && window.fetch) {
+        var timer = null;
+        editor.querySelector("textarea").addEventListener("input", function () {
+          clearTimeout(timer);
+          timer = setTimeout(function () {
+            fetch("/page/patterns/check.part", {
+              method: "POST", credentials: "same-origin", body: new URLSearchParams(new FormData(editor))
+            })
+              .then(function (response) { return response.ok ? response.text() : null; })
+              .then(function (html) {
+                if (html === null) { return; }
+                var template = document.createElement("template");
+                template.innerHTML = html;
+                var fresh = template.content.getElementById("pattern-result");
+                var old = document.getElementById("pattern-result");
+                if (fresh && old) { old.innerHTML = fresh.innerHTML; }
+              })
+              .catch(function () {});
+          }, 300);
+        });
+      }
       var live = document.getElementById("live");
       if (!live || !window.EventSource || !window.fetch) { return; }
       var loadedAt = Date.now();

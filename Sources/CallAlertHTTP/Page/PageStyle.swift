@@ -62,6 +62,12 @@ enum PageStyle {
     .filter { margin-bottom: .5rem; }
     .problem, .error { border-left: 6px solid var(--alarm); padding: .5rem 1rem; background: #fbeaea; }
     label { display: block; font-weight: 600; margin: .5rem 0 .25rem; }
+    #pattern-editor { display: block; }
+    textarea { display: block; width: 100%; max-width: 50rem; font: .9375rem/1.4 ui-monospace, monospace;
+      padding: .5rem; border: 2px solid var(--line); border-radius: .25rem; }
+    .diagnostics { padding-left: 1.25rem; }
+    .error-line code { color: var(--alarm); font-weight: 600; }
+    .fine { color: #1a5e2a; font-weight: 600; }
     select { font: inherit; padding: .375rem; border: 2px solid var(--line); border-radius: .25rem; }
     input[type="password"] { font: inherit; padding: .5rem; border: 2px solid var(--line); border-radius: .25rem;
       min-width: 20rem; max-width: 100%; }

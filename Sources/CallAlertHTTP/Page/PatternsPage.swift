@@ -11,10 +11,13 @@ struct PatternsPage {
   /// The boards a test ring may be played on.
   var boards: [String] = []
   var csrf = ""
+  /// What the pattern editor holds.
+  var editorText = PatternEditor.example
 
   var document: String {
     var body = ""
     if !boards.isEmpty { body += testRing }
+    body += PatternEditor(text: editorText, csrf: csrf).html
     if let file {
       body += "<section aria-labelledby=\"file-heading\"><h2 id=\"file-heading\">From \(HTML.escape(file))</h2>"
       body += Self.fromFile(file)
