@@ -77,6 +77,12 @@ struct PageRenderingTests {
     #expect(!html.contains(#"name="mode" value="on""#))
   }
 
+  @Test func theSetupPageSaysWhyABoardIsNotConnectedAndThatNoSourceIsConfigured() throws {
+    let html = SetupPage(status: try Self.status()).document
+    #expect(html.contains("<td>bed</td><td>/dev/ttyACM1</td><td>disconnected</td><td>no such port /dev/ttyACM1</td>"))
+    #expect(html.contains("the config names no phone system"))
+  }
+
   @Test func htmlEscapesEverythingThatCouldEndAnAttributeOrAnElement() {
     #expect(HTML.escape(#"<a href="x">'&'</a>"#) == "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;")
   }

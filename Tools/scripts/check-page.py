@@ -221,6 +221,12 @@ try:
     button(driver, "stop-all").click()
     check(until(lambda: not status()["calls"], 2, "test ring stopped"), "and Stop all ends it")
 
+    # Setup: the boards, the sources of calls, the history.
+    driver.get(BASE + "/page/setup")
+    check("bed shaker" in driver.find_element(By.TAG_NAME, "main").text, "the setup page lists the boards")
+    accessible(driver, "the setup")
+    shot(driver, "setup")
+
     # Reduced motion: a ringing board's motor does not move.
     driver.execute_cdp_cmd("Emulation.setEmulatedMedia",
                            {"features": [{"name": "prefers-reduced-motion", "value": "reduce"}]})

@@ -57,6 +57,7 @@ extension HTTPAPI {
       let view = PatternsPage(file: backend.patternsFile, boards: boards, csrf: try formToken(request))
       return PageAnswer.html(view.document)
     }
+    page.get(RouterPath(PagePaths.setup)) { _, _ in PageAnswer.html(SetupPage(status: try await status()).document) }
     page.post(RouterPath(PagePaths.patternCheck)) { request, _ in
       let form = try await pageForm(request)
       let boards = try await status().boards.map(\.name)

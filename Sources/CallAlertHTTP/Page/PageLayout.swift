@@ -3,7 +3,7 @@
 struct PageLayout {
   /// The sections of the page, in the navigation's order.
   enum Section: String, CaseIterable, Sendable {
-    case live, history, quiet, patterns
+    case live, history, quiet, patterns, setup
 
     /// Its path.
     var path: String {
@@ -12,6 +12,7 @@ struct PageLayout {
       case .history: PagePaths.history
       case .quiet: PagePaths.quiet
       case .patterns: PagePaths.patterns
+      case .setup: PagePaths.setup
       }
     }
 
@@ -22,6 +23,7 @@ struct PageLayout {
       case .history: "History"
       case .quiet: "Quiet hours"
       case .patterns: "Patterns"
+      case .setup: "Setup"
       }
     }
   }

@@ -16,6 +16,8 @@ public enum PagePaths {
   public static let patternCheck = "/page/patterns/check"
   /// The diagnostics alone, which the script fetches as one types.
   public static let patternCheckPart = "/page/patterns/check.part"
+  /// How the boards, the sources of calls and the history stand.
+  public static let setup = "/page/setup"
   /// The login form (only when a token is configured).
   public static let login = "/page/login"
   /// The style sheet.
