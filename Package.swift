@@ -135,7 +135,7 @@ let package = Package(
       name: "CallAlertHTTP",
       dependencies: [
         "CallAlertControl", "CallAlertEngine", "CallAlertInputs", "CallAlertHistory", "CallAlertParsing",
-        "CallAlertPatterns", .product(name: "Hummingbird", package: "hummingbird"),
+        "CallAlertPatterns", "CallAlertProtocol", .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),

@@ -80,8 +80,12 @@ def accessible(driver, name):
     check(not violations, f"axe-core finds no violation on {name}")
 
 
-def shot(driver, name):
+def shot(driver, name, around=None):
+    """A screenshot of the page's top, or of the element with id `around`."""
     driver.execute_script("document.activeElement && document.activeElement.blur(); window.scrollTo(0, 0)")
+    if around:
+        driver.execute_script("document.getElementById(arguments[0]).closest('figure, section').scrollIntoView()",
+                              around)
     path = os.path.join(ARTEFACTS, f"{name}.png")
     driver.save_screenshot(path)
     print(f"screenshot: {path}")
@@ -99,7 +103,7 @@ def where(driver):
 options = webdriver.ChromeOptions()
 options.binary_location = "/usr/bin/chromium"
 for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                 "--window-size=1200,1000", "--disable-extensions"]:
+                 "--window-size=1200,1000", "--disable-extensions", "--autoplay-policy=no-user-gesture-required"]:
     options.add_argument(argument)
 driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
 driver.set_page_load_timeout(10)
@@ -198,6 +202,17 @@ try:
     accessible(driver, "the patterns")
     shot(driver, "patterns")
 
+    # A pattern played in the browser: the words follow the steps; a second click stops it.
+    button(driver, "play-1000").click()
+    try:
+        WebDriverWait(driver, 3).until(EC.text_to_be_present_in_element((By.ID, "now-1000"), "Buzzer"))
+        check(True, "Play sounds a pattern and says its steps as it goes")
+    except Exception:
+        check(False, f"Play says the pattern's steps ({driver.find_element(By.ID, 'now-1000').text!r})")
+    shot(driver, "pattern-playing", around="now-1000")
+    button(driver, "play-1000").click()
+    check(driver.find_element(By.ID, "now-1000").text == "Not playing.", "a second click stops it")
+
     # The pattern editor: a mistake typed is shown at its line and column as one types (patterns check's words).
     editor = driver.find_element(By.ID, "pattern-text")
     editor.clear()
@@ -208,7 +223,7 @@ try:
     except Exception:
         check(False, f"the editor shows the diagnostic at its line and column ({driver.find_element(By.ID, 'pattern-result').text!r})")
     accessible(driver, "the pattern editor with a diagnostic")
-    shot(driver, "pattern-editor")
+    shot(driver, "pattern-editor", around="pattern-result")
 
     # A test ring on a chosen board, from the patterns page; stopped on the live view it lands on.
     from selenium.webdriver.support.ui import Select

@@ -29,6 +29,66 @@ enum PageScript {
           }, 300);
         });
       }
+      var still = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+      document.querySelectorAll(".preview").forEach(function (preview) {
+        var button = preview.querySelector("button");
+        var words = preview.querySelector(".now");
+        var head = preview.querySelector(".head");
+        var name = button.textContent.replace(/^Play /, "");
+        var segments = preview.getAttribute("data-timeline").split(";").filter(Boolean).map(function (text) {
+          return text.split(",").map(Number);
+        });
+        var length = Number(preview.getAttribute("data-length"));
+        var playing = null;
+        preview.hidden = false;
+        function stop() {
+          if (!playing) { return; }
+          cancelAnimationFrame(playing.frame);
+          try { playing.oscillator.stop(); playing.context.close(); } catch (ignored) {}
+          playing = null;
+          button.textContent = "Play " + name;
+          words.textContent = "Not playing.";
+          head.style.transform = "";
+        }
+        function describe(ms) {
+          var now = segments.find(function (s) { return ms >= s[0] && ms < s[0] + s[1]; });
+          if (!now) { return "Silent."; }
+          return (now[2] > 0 ? "Buzzer " + now[2] + " Hz" : "Buzzer off") + ", motor " +
+            Math.round(now[4] * 100 / 255) + " %, LED " + (now[5] ? "on" : "off") +
+            " (" + (ms / 1000).toFixed(1) + " s of " + (length / 1000).toFixed(1) + " s)";
+        }
+        button.addEventListener("click", function () {
+          if (playing) { stop(); return; }
+          var Context = window.AudioContext || window.webkitAudioContext;
+          var context = new Context();
+          var oscillator = context.createOscillator();
+          var gain = context.createGain();
+          oscillator.type = "square";
+          gain.gain.value = 0;
+          oscillator.connect(gain);
+          gain.connect(context.destination);
+          var start = context.currentTime + 0.05;
+          segments.forEach(function (s) {
+            var at = start + s[0] / 1000;
+            if (s[2] > 0) { oscillator.frequency.setValueAtTime(s[2], at); }
+            gain.gain.setValueAtTime(s[2] > 0 ? 0.15 * s[3] / 255 : 0, at);
+          });
+          gain.gain.setValueAtTime(0, start + length / 1000);
+          oscillator.start(start);
+          oscillator.stop(start + length / 1000 + 0.05);
+          var began = performance.now() + 50;
+          playing = { context: context, oscillator: oscillator, frame: 0 };
+          button.textContent = "Stop " + name;
+          function frame() {
+            var ms = Math.max(0, performance.now() - began);
+            if (ms >= length) { stop(); return; }
+            words.textContent = describe(ms);
+            if (!still) { head.style.transform = "translateX(" + (ms / length * (preview.clientWidth - 4)) + "px)"; }
+            playing.frame = requestAnimationFrame(frame);
+          }
+          playing.frame = requestAnimationFrame(frame);
+        });
+      });
       var live = document.getElementById("live");
       if (!live || !window.EventSource || !window.fetch) { return; }
       var loadedAt = Date.now();

@@ -63,6 +63,10 @@ enum PageStyle {
     .problem, .error { border-left: 6px solid var(--alarm); padding: .5rem 1rem; background: #fbeaea; }
     label { display: block; font-weight: 600; margin: .5rem 0 .25rem; }
     #pattern-editor { display: block; }
+    .preview { max-width: 45rem; }
+    .track { position: relative; height: .75rem; margin: .5rem 0; border: 2px solid var(--line); border-radius: .375rem; }
+    .head { position: absolute; top: -.375rem; left: 0; width: .25rem; height: 1.25rem; background: var(--ink); }
+    .now { margin: .25rem 0; font-variant-numeric: tabular-nums; }
     textarea { display: block; width: 100%; max-width: 50rem; font: .9375rem/1.4 ui-monospace, monospace;
       padding: .5rem; border: 2px solid var(--line); border-radius: .25rem; }
     .diagnostics { padding-left: 1.25rem; }

@@ -77,10 +77,15 @@ struct PatternsPage {
   /// One pattern: its name and slot, and its drawing, with `role="img"` and a label (its `<title>` says
   /// where it comes from), so a screen reader names it.
   static func figure(_ definition: PatternDefinition) -> String {
+    figure(definition, index: definition.slot + 1_000 * (definition.location.file.hasPrefix("builtin:") ? 1 : 0))
+  }
+
+  /// One pattern, its drawing and its preview; `index` tells its preview's ids from the others'.
+  static func figure(_ definition: PatternDefinition, index: Int) -> String {
     let label = HTML.escape("Timeline of \(definition.name): buzzer, motor and LED against time")
     let svg = PatternRenderer.svg(definition, width: 720)
       .replacingOccurrences(of: "<svg xmlns=", with: "<svg role=\"img\" aria-label=\"\(label)\" xmlns=")
     return "<figure class=\"pattern\"><figcaption>\(HTML.escape(definition.name)), slot \(definition.slot)"
-      + "</figcaption>\(svg)</figure>"
+      + "</figcaption>\(svg)\(PatternPreview(definition: definition, index: index).html)</figure>"
   }
 }
