@@ -3,6 +3,8 @@
 # (Tools/scripts/check-page.py), against `callalert run --simulate` on virtual boards, HTTP on a free loopback port
 # (port 0, read back from the log). axe-core (the axe-selenium-python wheel) checks every page; screenshots go to
 # PAGE_ARTEFACTS (default .build/page-artefacts). Run by `make test` after the Swift tests.
+# `check-page.sh bench` measures instead (Tools/scripts/bench-page.py, for `make bench`): the page's weight, its
+# first render and a call's time to the alert, written to bench-page.json.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SWIFT="${SWIFT:-swift}"
@@ -55,7 +57,12 @@ for _ in $(seq 1 200); do  # at most 20 s for the daemon to listen
 done
 [ -n "$port" ] || { cat "$dir/daemon.log" >&2; echo "check-page: the daemon did not listen within 20 s" >&2; exit 1; }
 status=0
-timeout 180 python3 Tools/scripts/check-page.py "http://127.0.0.1:$port" "$dir/control.sock" "$artefacts" || status=$?
+if [ "${1:-}" = bench ]; then
+  timeout 180 python3 Tools/scripts/bench-page.py "http://127.0.0.1:$port" "$dir/control.sock" "$PWD/bench-page.json" \
+    || status=$?
+else
+  timeout 180 python3 Tools/scripts/check-page.py "http://127.0.0.1:$port" "$dir/control.sock" "$artefacts" || status=$?
+fi
 if ! kill -0 "$pid" 2>/dev/null; then
   cat "$dir/daemon.log" >&2
   echo "check-page: the daemon did not survive the run" >&2
