@@ -52,7 +52,10 @@ struct HistoryPage {
   }
 
   func outcome(_ call: CallRecord) -> String {
-    var text = call.outcome.rawValue + (call.reason.map { " (\($0))" } ?? "")
+    // A reason that only repeats the outcome ("acknowledged (acknowledged)", "hung-up (hangup)") is left out.
+    let letters = { (text: String) in text.filter(\.isLetter) }
+    let reason = call.reason.flatMap { letters($0) == letters(call.outcome.rawValue) ? nil : " (\($0))" }
+    var text = call.outcome.rawValue + (reason ?? "")
     if call.missed { text += call.acknowledged ? ", missed, acknowledged" : ", missed, not acknowledged" }
     return text
   }
