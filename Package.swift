@@ -166,7 +166,7 @@ let package = Package(
       name: "CallAlertHTTPDaemon",
       dependencies: [
         "CallAlertDaemon", "CallAlertHTTP", "CallAlertBridges", "CallAlertInputs", "CallAlertControl",
-        "CallAlertEngine",
+        "CallAlertEngine", "CallAlertDoctor",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ],

@@ -94,6 +94,9 @@ public struct HTTPBackend: Sendable {
   /// The boards the config makes vibrate only (`vibrate_only`, a bed shaker): the page draws their buzzer
   /// quiet.
   public var vibrateOnlyBoards: [String] = []
+  /// Runs `callalert doctor`'s checks and gives their findings, for the setup page's *Run the checks*; nil:
+  /// not offered.
+  public var doctor: (@Sendable () async -> [SetupFinding])?
   /// The config's pattern file (`patterns.file`), which the page draws; nil: the built-in patterns only.
   public var patternsFile: String?
   /// Runs once before the server listens (the add-on switches do-not-disturb back to what was kept over the

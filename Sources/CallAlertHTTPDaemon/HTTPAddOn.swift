@@ -1,6 +1,7 @@
 import CallAlertBridges
 import CallAlertControl
 import CallAlertDaemon
+import CallAlertDoctor
 import CallAlertEngine
 import CallAlertHTTP
 import CallAlertInputs
@@ -71,6 +72,15 @@ extension DaemonAddOn {
           }
         }, callIsRecorded: context.callIsRecorded, quietHours: context.configuration.engine.doNotDisturb)
       backend.patternsFile = context.configuration.patternsFile
+      backend.doctor = { [configPath = context.configPath, socketPath = context.configuration.socketPath] in
+        // The checks `callalert doctor` runs, from inside the daemon: the boards and sources it holds are read
+        // from its status, the rest (the config, the udev rule, the history's folder) from the machine.
+        let doctor = Doctor(system: LiveDoctorSystem(), probes: .live, version: "callalert run")
+        let report = await doctor.run(configPath: configPath, socketPath: socketPath)
+        return report.findings.map {
+          SetupFinding(check: $0.check, status: $0.status.rawValue, summary: $0.summary, fix: $0.fix)
+        }
+      }
       backend.vibrateOnlyBoards = context.configuration.engine.boards.filter(\.vibrateOnly).map(\.name)
       backend.beforeListening = { await memory.restore(through: context.handle) }
       let metrics = CallMetrics()

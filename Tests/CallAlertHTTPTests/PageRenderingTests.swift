@@ -83,6 +83,18 @@ struct PageRenderingTests {
     #expect(html.contains("the config names no phone system"))
   }
 
+  @Test func theDoctorsFindingsComeProblemsFirstWithTheirFixes() throws {
+    let findings = [
+      SetupFinding(check: "config", status: "ok", summary: "loads"),
+      SetupFinding(check: "udev", status: "error", summary: "no rule", fix: "sudo make install"),
+    ]
+    let html = SetupPage(status: try Self.status(), doctorOffered: true, findings: findings, csrf: "t").document
+    #expect(html.contains("1 error in 2 checks."))
+    let error = try #require(html.range(of: "<td>udev</td>")), fine = try #require(html.range(of: "<td>config</td>"))
+    #expect(error.lowerBound < fine.lowerBound, "problems first")
+    #expect(html.contains("<code>sudo make install</code>") && html.contains(#"id="run-doctor""#))
+  }
+
   @Test func htmlEscapesEverythingThatCouldEndAnAttributeOrAnElement() {
     #expect(HTML.escape(#"<a href="x">'&'</a>"#) == "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;")
   }

@@ -239,7 +239,11 @@ try:
     # Setup: the boards, the sources of calls, the history.
     driver.get(BASE + "/page/setup")
     check("bed shaker" in driver.find_element(By.TAG_NAME, "main").text, "the setup page lists the boards")
-    accessible(driver, "the setup")
+    button(driver, "run-doctor").click()
+    WebDriverWait(driver, 30).until(EC.presence_of_element_located((By.ID, "doctor-findings")))
+    found = driver.find_element(By.ID, "doctor-findings").text
+    check("daemon" in found and "config" in found, "the setup page runs callalert doctor's checks and lists them")
+    accessible(driver, "the setup with the doctor's findings")
     shot(driver, "setup")
 
     # Reduced motion: a ringing board's motor does not move.

@@ -57,7 +57,19 @@ extension HTTPAPI {
       let view = PatternsPage(file: backend.patternsFile, boards: boards, csrf: try formToken(request))
       return PageAnswer.html(view.document)
     }
-    page.get(RouterPath(PagePaths.setup)) { _, _ in PageAnswer.html(SetupPage(status: try await status()).document) }
+    page.get(RouterPath(PagePaths.setup)) { request, _ in
+      let view = SetupPage(
+        status: try await status(), doctorOffered: backend.doctor != nil, csrf: try formToken(request))
+      return PageAnswer.html(view.document)
+    }
+    page.post(RouterPath(PagePaths.doctor)) { request, _ in
+      _ = try await pageForm(request)
+      let findings = await backend.doctor?() ?? []
+      let view = SetupPage(
+        status: try await status(), doctorOffered: backend.doctor != nil, findings: findings,
+        csrf: try formToken(request))
+      return PageAnswer.html(view.document)
+    }
     page.post(RouterPath(PagePaths.patternCheck)) { request, _ in
       let form = try await pageForm(request)
       let boards = try await status().boards.map(\.name)

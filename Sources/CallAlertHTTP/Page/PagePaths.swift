@@ -38,6 +38,9 @@ public enum PagePaths {
   /// Rings a board with a pattern as a test call (fields `board`, `pattern`).
   public static let testRing = "/page/actions/test-ring"
 
+  /// Runs `callalert doctor`'s checks: the setup page with their findings.
+  public static let doctor = "/page/actions/doctor"
+
   /// The pages an action may send the browser back to (field `back`); anything else goes to the live view.
   static let returnable = [live, history, history + "?missed=1", quiet]
 

@@ -59,6 +59,7 @@ enum PageStyle {
     caption { text-align: left; font-weight: 600; padding: .25rem 0; }
     th, td { text-align: left; padding: .375rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
     tr.unacknowledged td { font-weight: 600; }
+    tr.finding-error td { font-weight: 600; color: var(--alarm); }
     .filter { margin-bottom: .5rem; }
     .problem, .error { border-left: 6px solid var(--alarm); padding: .5rem 1rem; background: #fbeaea; }
     label { display: block; font-weight: 600; margin: .5rem 0 .25rem; }

@@ -6,6 +6,11 @@ import CallAlertControl
 /// (the udev rule, the port's permissions for another user, the firmware image) is pointed to.
 struct SetupPage {
   let status: StatusReport
+  /// Whether the daemon can run the doctor's checks for the page.
+  var doctorOffered = false
+  /// The doctor's findings, once asked for.
+  var findings: [SetupFinding]? = nil
+  var csrf = ""
 
   var document: String {
     var body = "<section aria-labelledby=\"boards-heading\"><h2 id=\"boards-heading\">Boards</h2>"
@@ -40,15 +45,44 @@ struct SetupPage {
     body += "</section>"
     body += "<section aria-labelledby=\"history-heading\"><h2 id=\"history-heading\">Call history</h2>"
     if let history = status.history {
-      body += "<p>\(HTML.escape(history.summary))</p>"
+      // `summary` words what is missing; a whole history has nothing missing to say.
+      let place = history.path.map { " (\($0))" } ?? ""
+      body += "<p>\(HTML.escape(history.isWhole ? "Every call is written\(place)." : history.summary))</p>"
     } else {
       body += "<p>Not known.</p>"
     }
     body += "</section>"
     body += "<section aria-labelledby=\"doctor-heading\"><h2 id=\"doctor-heading\">More checks</h2>"
-    body += "<p><code>callalert doctor</code>, in a terminal, checks what the daemon cannot see from here: the "
-    body += "udev rule, whether another user may open a board's port, a board's firmware and pattern table, "
-    body += "each with its fix.</p></section>"
+    body += "<p><code>callalert doctor</code> checks what the status does not say: the config file, the socket's "
+    body += "mode, the udev rule, whether you may open each board's port, a board's firmware and pattern table, "
+    body += "the history's folder, each source's host; each problem with its fix.</p>"
+    if doctorOffered {
+      body += PageLayout.actionForm(
+        PagePaths.doctor, csrf: csrf, button: "Run the checks (a few seconds)", id: "run-doctor")
+    }
+    if let findings { body += Self.table(findings) }
+    body += "</section>"
     return PageLayout.document(title: "Setup - CallAlert", section: .setup, heading: "Setup", body: body)
+  }
+
+  /// The doctor's findings, problems first; each result in words (not in colour alone).
+  static func table(_ findings: [SetupFinding]) -> String {
+    let order = ["error": 0, "warning": 1, "skipped": 2, "ok": 3]
+    let sorted = findings.enumerated().sorted {
+      (order[$0.element.status] ?? 4, $0.offset) < (order[$1.element.status] ?? 4, $1.offset)
+    }.map(\.element)
+    let errors = findings.filter { $0.status == "error" }.count
+    var html =
+      "<p role=\"status\" id=\"doctor-summary\">\(errors == 0 ? "No errors" : "\(errors) error\(errors == 1 ? "" : "s")")"
+    html += " in \(findings.count) checks.</p>"
+    html += "<table id=\"doctor-findings\"><caption>What callalert doctor found, problems first</caption><thead><tr>"
+    html += "<th scope=\"col\">Check</th><th scope=\"col\">Result</th><th scope=\"col\">What was found</th>"
+    html += "<th scope=\"col\">What to do</th></tr></thead><tbody>"
+    for finding in sorted {
+      html += "<tr class=\"finding-\(HTML.escape(finding.status))\"><td>\(HTML.escape(finding.check))</td>"
+      html += "<td>\(HTML.escape(finding.status))</td><td>\(HTML.escape(finding.summary))</td>"
+      html += "<td>\(finding.fix.map { "<code>\(HTML.escape($0))</code>" } ?? "-")</td></tr>"
+    }
+    return html + "</tbody></table>"
   }
 }
