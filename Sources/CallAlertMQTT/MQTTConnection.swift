@@ -1,5 +1,4 @@
 import CMosquitto
-import Dispatch
 import Foundation
 import Synchronization
 
@@ -73,8 +72,10 @@ public final class MQTTConnection: @unchecked Sendable {
   /// Receives libmosquitto's callbacks on its thread and forwards them; a message waits for room.
   final class Sink: Sendable {
     let continuation: AsyncStream<MQTTConnectionEvent>.Continuation
-    /// Places for messages not yet taken by the reader (``MQTTConnectionEvents`` gives one back per message).
-    let room = DispatchSemaphore(value: MQTTConnection.queuedMessages)
+    /// Signalled when the reader takes a message (``MQTTConnectionEvents``) or the connection closes. A
+    /// condition, not a semaphore: libdispatch traps when a semaphore below its starting value is freed,
+    /// which a connection closed with messages taken is.
+    let room = NSCondition()
     /// Set when the connection closes: a message waiting for room gives up, so the thread can stop.
     let closing = Atomic(false)
     /// Messages queued and not yet taken.
@@ -82,12 +83,25 @@ public final class MQTTConnection: @unchecked Sendable {
 
     init(_ continuation: AsyncStream<MQTTConnectionEvent>.Continuation) { self.continuation = continuation }
 
-    /// Waits (on libmosquitto's thread) until a message may be queued; false when the connection closes first.
+    /// Waits (on libmosquitto's thread) until a message may be queued, and counts it; false when the
+    /// connection closes first.
     func waitForRoom() -> Bool {
-      while room.wait(timeout: .now() + .milliseconds(100)) == .timedOut {
+      room.lock()
+      defer { room.unlock() }
+      while waiting.load(ordering: .relaxed) >= MQTTConnection.queuedMessages {
         if closing.load(ordering: .acquiring) { return false }
+        _ = room.wait(until: Date(timeIntervalSinceNow: 0.1))  // the closing flag is looked at again
       }
+      waiting.add(1, ordering: .relaxed)
       return true
+    }
+
+    /// The reader took a message: its place goes back to libmosquitto's thread.
+    func taken() {
+      room.lock()
+      waiting.subtract(1, ordering: .relaxed)
+      room.signal()
+      room.unlock()
     }
   }
 
@@ -156,7 +170,6 @@ public final class MQTTConnection: @unchecked Sendable {
       let payload: [UInt8] =
         count > 0 && message.pointee.payload != nil
         ? Array(UnsafeRawBufferPointer(start: message.pointee.payload, count: count)) : []
-      sink.waiting.add(1, ordering: .relaxed)
       sink.continuation.yield(
         .message(MQTTMessage(topic: String(cString: topic), payload: payload, retained: message.pointee.retain)))
     }
@@ -199,7 +212,11 @@ public final class MQTTConnection: @unchecked Sendable {
       return !closed
     }
     guard first else { return }
-    sink.takeUnretainedValue().closing.store(true, ordering: .releasing)
+    let waiting = sink.takeUnretainedValue()
+    waiting.closing.store(true, ordering: .releasing)
+    waiting.room.lock()
+    waiting.room.broadcast()  // a message waiting for room gives up now
+    waiting.room.unlock()
     mosquitto_disconnect(handle)
     mosquitto_loop_stop(handle, false)
     mosquitto_destroy(handle)
@@ -274,10 +291,7 @@ public struct MQTTConnectionEvents: AsyncSequence, Sendable {
     /// The next event; nil once the connection closed.
     public mutating func next() async -> MQTTConnectionEvent? {
       let event = await base.next()
-      if case .message = event {
-        sink.waiting.subtract(1, ordering: .relaxed)
-        sink.room.signal()
-      }
+      if case .message = event { sink.taken() }
       return event
     }
   }

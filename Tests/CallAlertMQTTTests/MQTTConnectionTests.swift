@@ -54,4 +54,31 @@ struct MQTTConnectionTests {
     writer.close()
     reader.close()
   }
+
+  /// A connection that handed messages to its reader is closed and freed cleanly, whether or not it still held
+  /// some. (Its first room for messages was a libdispatch semaphore, which traps when freed below its starting
+  /// value: the daemon's test process died of SIGILL when an MQTT host stopped.)
+  @Test func aConnectionThatHandedMessagesOverIsFreedCleanly() async throws {
+    let broker = try await Broker()
+    try await broker.start()
+    defer { Task { await broker.stop() } }
+    for keptWaiting in [0, 3] {
+      var connection: MQTTConnection? = try MQTTConnection(
+        .init(host: "127.0.0.1", port: broker.port, clientID: "freed-\(keptWaiting)"))
+      try connection?.start()
+      var events = connection!.events.makeAsyncIterator()
+      #expect(await events.next() == .connected)
+      try connection?.subscribe("freed/#", qos: 0)
+      var taken = 0
+      for attempt in 0..<100 where taken == 0 {
+        try connection?.publish("freed/\(attempt)", "x", qos: 0, retain: false)
+        let waiting = await answer(within: 0.1, { connection?.waitingMessages ?? 0 }, until: { $0 > 0 })
+        if waiting > 0, case .message = await events.next() { taken += 1 }
+      }
+      #expect(taken == 1, "no message came back")
+      for index in 0..<keptWaiting { try connection?.publish("freed/kept\(index)", "x", qos: 0, retain: false) }
+      connection?.close()
+      connection = nil  // freed here, its condition with it
+    }
+  }
 }
