@@ -11,7 +11,6 @@ struct MQTTConnectionTests {
     // The broker keeps whatever waits for the reader (its default queue is 1 000 QoS 1 messages).
     let broker = try await Broker(settings: ["max_queued_messages 0"])
     try await broker.start()
-    defer { Task { await broker.stop() } }
     let reader = try MQTTConnection(.init(host: "127.0.0.1", port: broker.port, clientID: "lagging-reader"))
     try reader.start()
     var events = reader.events.makeAsyncIterator()
@@ -53,6 +52,7 @@ struct MQTTConnectionTests {
     #expect(seen.count == count, "\(seen.count) of \(count) messages came")
     writer.close()
     reader.close()
+    await broker.stop()
   }
 
   /// A connection that handed messages to its reader is closed and freed cleanly, whether or not it still held
@@ -61,7 +61,6 @@ struct MQTTConnectionTests {
   @Test func aConnectionThatHandedMessagesOverIsFreedCleanly() async throws {
     let broker = try await Broker()
     try await broker.start()
-    defer { Task { await broker.stop() } }
     for keptWaiting in [0, 3] {
       var connection: MQTTConnection? = try MQTTConnection(
         .init(host: "127.0.0.1", port: broker.port, clientID: "freed-\(keptWaiting)"))
@@ -80,5 +79,6 @@ struct MQTTConnectionTests {
       connection?.close()
       connection = nil  // freed here, its condition with it
     }
+    await broker.stop()
   }
 }
