@@ -53,7 +53,7 @@ import Testing
     let intake = CallIntake(service: service, logger: log.logger)
     let submitted = Task { await intake.submit(.call(IncomingCall(id: "held")), from: .controlSocket) }
     // The call rang (and was handed to the history) while its answer still waits for room.
-    let rang = await answer(within: 10) {
+    let rang = await answer(within: 30) {
       recorded.withLock { $0 } == ["held"] && room.waiting
     } until: {
       $0
