@@ -10,7 +10,7 @@ import Testing
 
 @testable import CallAlertDaemon
 
-/// The table sync behind `patterns.file` (issue 12 item 3): a ringing board is not flashed; an idle one is,
+/// The table sync behind `patterns.file`: a ringing board is not flashed; an idle one is,
 /// with the flasher's verify; a board that has the table already is left alone.
 @Suite("Board table sync", .serialized, .timeLimit(.minutes(1)))
 struct BoardTableSyncTests {
