@@ -122,7 +122,9 @@ let package = Package(
     // Host: the control protocol as types: requests, answers, status, the typed client; JSON only at the edge.
     .target(
       name: "CallAlertControl",
-      dependencies: ["CallAlertEngine", "CallAlertInputs", "CallAlertHistory", "CallAlertProtocol"],
+      dependencies: [
+        "CallAlertEngine", "CallAlertInputs", "CallAlertHistory", "CallAlertProtocol", "CallAlertParsing",
+      ],
       swiftSettings: strictSettings),
     .target(
       name: "CallAlertHistory",
@@ -154,6 +156,7 @@ let package = Package(
         "CallAlertEngine", "CallAlertInputs", "CallAlertControl", "CallAlertHistory", "CallAlertClient",
         "CallAlertSerial", "CallAlertTransport", "CallAlertPatterns", "CallAlertProtocol", "CallAlertRuntime",
         "CallAlertBridges", "CallAlertMQTT", "CallAlertSIP",
+        .product(name: "SystemPackage", package: "swift-system"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "UnixSignals", package: "swift-service-lifecycle"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -189,7 +192,7 @@ let package = Package(
       name: "CallAlertDoctor",
       dependencies: [
         "CallAlertInputs", "CallAlertControl", "CallAlertDaemon", "CallAlertClient", "CallAlertPatterns",
-        "CallAlertProtocol", "CallAlertTransport", "CallAlertSerial", "CallAlertBridges",
+        "CallAlertProtocol", "CallAlertTransport", "CallAlertSerial", "CallAlertBridges", "CallAlertEngine",
       ],
       swiftSettings: strictSettings),
     .target(name: "CBuildInfo"),
@@ -249,6 +252,7 @@ let package = Package(
       name: "CallAlertTestSupport",
       dependencies: [
         "CTestProcess", "CallAlertVirtualBoard", "CallAlertSerial", "CallAlertTransport",
+        .product(name: "SystemPackage", package: "swift-system"),
         .product(name: "Clocks", package: "swift-clocks"), .product(name: "Logging", package: "swift-log"),
       ],
       path: "Tests/CallAlertTestSupport", swiftSettings: strictSettings),
