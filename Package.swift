@@ -45,6 +45,10 @@ let package = Package(
     .target(name: "CallAlertProtocol", dependencies: ["CCallAlertCRC32C"], swiftSettings: strictSettings),
     .target(name: "CallAlertBoardCore", dependencies: ["CallAlertProtocol"], swiftSettings: strictSettings),
 
+    // Pure: what USB presence lights (Kuando, blink(1), Luxafor, Embrava) are sent, and the player that turns a
+    // pattern's rhythm into those reports with time passed in.
+    .target(name: "CallAlertLights", dependencies: ["CallAlertProtocol"], swiftSettings: strictSettings),
+
     // Host: driving pure state machines against a clock (one long-lived deadline), and the retry backoff.
     .target(name: "CallAlertRuntime", swiftSettings: strictSettings),
 
@@ -276,6 +280,9 @@ let package = Package(
       ],
       swiftSettings: strictSettings
     ),
+    .testTarget(
+      name: "CallAlertLightsTests", dependencies: ["CallAlertLights", "CallAlertProtocol"], exclude: ["Fixtures"],
+      swiftSettings: strictSettings),
     .testTarget(
       name: "CallAlertRuntimeTests",
       dependencies: ["CallAlertRuntime", .product(name: "Clocks", package: "swift-clocks")],

@@ -35,6 +35,8 @@ command -v swift >/dev/null 2>&1 || {
 # Test-only: PyPI fritzconnection's call monitor reads the tests' fake FRITZ!Box as an independent client
 # (Tools/scripts/check-fritzmonitor.py); without it that one test is skipped, saying so.
 # schemathesis checks the HTTP API against docs/openapi.yaml; paho-mqtt is an independent MQTT client.
+# busylight-core builds the lights' reports the tests compare with (Tools/scripts/light-reports-reference.py);
+# without it the tests still compare with the vectors it printed, checked in.
 pip_install() {  # module name, package name
   python3 -c "import $1" 2>/dev/null && return 0
   if python3 -m pip --version >/dev/null 2>&1; then
@@ -50,6 +52,7 @@ if command -v python3 >/dev/null 2>&1; then
   pip_install fritzconnection fritzconnection
   pip_install schemathesis schemathesis
   pip_install paho.mqtt paho-mqtt
+  pip_install busylight_core busylight-core
 fi
 
 [ ${#missing[@]} -eq 0 ] && exit 0
