@@ -49,6 +49,11 @@ let package = Package(
     // pattern's rhythm into those reports with time passed in.
     .target(name: "CallAlertLights", dependencies: ["CallAlertProtocol"], swiftSettings: strictSettings),
 
+    // Host: real USB lights through hidapi's hidraw backend (discovery, output and feature reports).
+    .systemLibrary(
+      name: "CHIDAPI", pkgConfig: "hidapi-hidraw", providers: [.apt(["libhidapi-dev"]), .brew(["hidapi"])]),
+    .target(name: "CallAlertHID", dependencies: ["CHIDAPI", "CallAlertLights"], swiftSettings: strictSettings),
+
     // Host: driving pure state machines against a clock (one long-lived deadline), and the retry backoff.
     .target(name: "CallAlertRuntime", swiftSettings: strictSettings),
 
@@ -93,11 +98,12 @@ let package = Package(
       swiftSettings: strictSettings),
 
     // Host: the alert engine (pure state machine), its configuration and inputs.
-    .target(name: "CallAlertEngine", dependencies: ["CallAlertProtocol"], swiftSettings: strictSettings),
+    .target(
+      name: "CallAlertEngine", dependencies: ["CallAlertProtocol", "CallAlertLights"], swiftSettings: strictSettings),
     .target(
       name: "CallAlertInputs",
       dependencies: [
-        "CallAlertEngine", "CallAlertProtocol", "CallAlertBridges", "CallAlertParsing",
+        "CallAlertEngine", "CallAlertProtocol", "CallAlertBridges", "CallAlertParsing", "CallAlertLights",
         .product(name: "Yams", package: "Yams"),
       ],
       swiftSettings: strictSettings),
@@ -157,7 +163,7 @@ let package = Package(
       dependencies: [
         "CallAlertEngine", "CallAlertInputs", "CallAlertControl", "CallAlertHistory", "CallAlertClient",
         "CallAlertSerial", "CallAlertTransport", "CallAlertPatterns", "CallAlertProtocol", "CallAlertRuntime",
-        "CallAlertBridges", "CallAlertMQTT", "CallAlertSIP",
+        "CallAlertBridges", "CallAlertMQTT", "CallAlertSIP", "CallAlertLights", "CallAlertHID",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "UnixSignals", package: "swift-service-lifecycle"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -179,7 +185,7 @@ let package = Package(
       name: "CallAlertSimulation",
       dependencies: [
         "CallAlertDaemon", "CallAlertVirtualBoard", "CallAlertBoardCore", "CallAlertTransport", "CallAlertEngine",
-        "CallAlertProtocol", "CallAlertInputs", "CallAlertPatterns",
+        "CallAlertProtocol", "CallAlertInputs", "CallAlertPatterns", "CallAlertLights",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ],
@@ -307,7 +313,7 @@ let package = Package(
       name: "CallAlertInputsTests",
       dependencies: [
         "CallAlertInputs", "CallAlertControl", "CallAlertEngine", "CallAlertProtocol", "CallAlertBridges",
-        "CallAlertTestSupport",
+        "CallAlertTestSupport", "CallAlertLights",
       ],
       swiftSettings: strictSettings
     ),
@@ -343,7 +349,7 @@ let package = Package(
         "CallAlertControl", "CallAlertTestSupport", .product(name: "SystemPackage", package: "swift-system"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Clocks", package: "swift-clocks"),
-        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), "CallAlertLights",
       ],
       swiftSettings: strictSettings
     ),
