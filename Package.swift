@@ -197,7 +197,8 @@ let package = Package(
       name: "CallAlertDoctor",
       dependencies: [
         "CallAlertInputs", "CallAlertControl", "CallAlertDaemon", "CallAlertClient", "CallAlertPatterns",
-        "CallAlertProtocol", "CallAlertTransport", "CallAlertSerial", "CallAlertBridges",
+        "CallAlertProtocol", "CallAlertTransport", "CallAlertSerial", "CallAlertBridges", "CallAlertHID",
+        "CallAlertLights",
       ],
       swiftSettings: strictSettings),
     .target(name: "CBuildInfo"),
@@ -209,7 +210,8 @@ let package = Package(
         "CallAlertProtocol", "CallAlertBoardCore", "CallAlertSerial", "CallAlertVirtualBoard", "CallAlertClient",
         "CallAlertDaemon", "CallAlertInputs", "CallAlertControl", "CallAlertHistory", "CallAlertEngine",
         "CallAlertPatterns", "CallAlertQemu", "CallAlertDoctor", "CallAlertTransport", "CallAlertSimulation",
-        "CallAlertHTTPDaemon", "CBuildInfo", .product(name: "SystemPackage", package: "swift-system"),
+        "CallAlertHTTPDaemon", "CBuildInfo", "CallAlertLights", "CallAlertHID",
+        .product(name: "SystemPackage", package: "swift-system"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -330,7 +332,7 @@ let package = Package(
     .testTarget(
       name: "CallAlertCLITests",
       dependencies: [
-        "callalert", "CallAlertControl", "CallAlertEngine", "CallAlertInputs", "CallAlertHistory",
+        "callalert", "CallAlertControl", "CallAlertEngine", "CallAlertInputs", "CallAlertHistory", "CallAlertLights",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -351,6 +353,7 @@ let package = Package(
         .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), "CallAlertLights",
       ],
+      exclude: ["FakeHidraw"],
       swiftSettings: strictSettings
     ),
     .testTarget(
@@ -372,7 +375,8 @@ let package = Package(
     .testTarget(
       name: "CallAlertDoctorTests",
       dependencies: [
-        "CallAlertDoctor", "CallAlertInputs", "CallAlertControl", "CallAlertProtocol", "CallAlertDaemon",
+        "CallAlertDoctor", "CallAlertLights", "CallAlertInputs", "CallAlertControl", "CallAlertProtocol",
+        "CallAlertDaemon",
         "CallAlertSerial", "CallAlertPatterns", "CallAlertEngine",
       ],
       exclude: ["Fixtures"],

@@ -13,6 +13,9 @@ extension Doctor {
     _ board: AlertBoard, configuration: DaemonConfiguration, daemon: StatusReport?, udevRuleInstalled: Bool
   ) async -> [DoctorFinding] {
     let prefix = "board \(board.name)"
+    if let kind = board.kind.lightKind {
+      return lightFindings(board, kind: kind, daemon: daemon, udevRuleInstalled: udevRuleInstalled)
+    }
     // The daemon holds the port: what it knows is the answer, and probing would only disturb it.
     if let held = daemon?.boards.first(where: { $0.name == board.name && $0.connected }) {
       var findings = [

@@ -18,8 +18,10 @@ fi
 # SIPp (sip-tester) and baresip place calls, kamailio is a registrar and forking proxy, mosquitto is the broker with its command-line clients, wrk loads
 # the HTTP API in make bench.
 pkg-config --exists sofia-sip-ua 2>/dev/null || missing+=(libsofia-sip-ua-dev)
-# USB presence lights (docs/LIGHTS.md): hidapi's hidraw backend.
+# USB presence lights (docs/LIGHTS.md): hidapi's hidraw backend. The HID write-path test compiles a small
+# LD_PRELOAD shim with cc.
 pkg-config --exists hidapi-hidraw 2>/dev/null || missing+=(libhidapi-dev)
+command -v cc >/dev/null 2>&1 || missing+=(gcc)
 [ -f /usr/include/mosquitto.h ] || missing+=(libmosquitto-dev)
 if [ "${CALLALERT_SKIP_PEERS:-0}" != 1 ]; then
   command -v sipp >/dev/null 2>&1 || missing+=(sip-tester)
