@@ -1,6 +1,7 @@
 import CallAlertEngine
 import CallAlertInputs
 import CallAlertLights
+import CallAlertTestSupport
 import Testing
 
 /// Boards that are USB lights: `kind:` and how each shows calls.
@@ -43,5 +44,12 @@ import Testing
     let config = try parseConfig("boards:\n  - name: lamp\n    kind: \(kind.rawValue)\n")
     #expect(config.engine.boards[0].kind == .light(kind))
     #expect(config.engine.boards[0].port == "auto")
+  }
+
+  @Test func theExampleInLightsDocParses() throws {
+    let example = try #require(codeBlocks(try documentText("LIGHTS.md"), language: "yaml").first)
+    let config = try parseConfig(example.text)
+    #expect(config.engine.boards.map(\.kind) == [.serial, .light(.kuando), .light(.luxafor)])
+    #expect(config.engine.boards[1].light.look(for: "US").ringtone == .quiet)
   }
 }
