@@ -37,7 +37,8 @@ extension Doctor {
     }
     return [
       DoctorFinding("\(prefix): found", .ok, "\(kind.displayName) at \(path)"),
-      accessFinding("\(prefix): access", path: path, udevRuleInstalled: udevRuleInstalled),
+      accessFinding(
+        "\(prefix): access", path: path, udevRuleInstalled: udevRuleInstalled, subsystem: "hidraw", device: "light"),
     ]
   }
 }

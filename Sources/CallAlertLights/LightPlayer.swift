@@ -151,8 +151,10 @@ public struct LightPlayer: Sendable {
 
   /// Shows `indicator` while no ring plays (nil: none).
   public mutating func setIndicator(_ indicator: Indicator?, now: UInt64) -> Output {
+    // The same indicator again (the engine repeats it when a board comes back) changes nothing on the light.
+    let unchanged = indicator == self.indicator && shown != nil
     self.indicator = indicator
-    guard progress == nil else { return Output() }
+    guard progress == nil, !unchanged else { return Output() }
     return Output(reports: showIdle(now: now))
   }
 

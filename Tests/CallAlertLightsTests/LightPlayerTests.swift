@@ -117,6 +117,7 @@ struct LightPlayerTests {
     let stop = player.stop(token: 7, now: 4_100)
     #expect(stop.reports.map(\.meaning) == ["show #ff6000"])
     #expect(player.setIndicator(nil, now: 4_200).reports.map(\.meaning) == ["off"])
+    #expect(player.setIndicator(nil, now: 4_300).reports.isEmpty, "the same indicator again changes nothing")
   }
 
   @Test(arguments: LightKind.allCases)
