@@ -375,7 +375,8 @@ let package = Package(
     .testTarget(
       name: "CallAlertDoctorTests",
       dependencies: [
-        "CallAlertDoctor", "CallAlertLights", "CallAlertInputs", "CallAlertControl", "CallAlertProtocol",
+        "CallAlertDoctor", "CallAlertLights", "CallAlertHID", "CallAlertInputs", "CallAlertControl",
+        "CallAlertProtocol",
         "CallAlertDaemon",
         "CallAlertSerial", "CallAlertPatterns", "CallAlertEngine",
       ],
