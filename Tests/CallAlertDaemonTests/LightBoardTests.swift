@@ -157,4 +157,62 @@ struct LightBoardTests {
     let atExit = rig.light.received.map(\.meaning)
     #expect(atExit.suffix(kind == .blink1 ? 2 : 1).first == "off")
   }
+
+  /// A light that takes `limit` reports and then fails as an unplugged one does.
+  final class UnpluggingLight: LightDevice {
+    let name = "a light that is unplugged"
+    private let sent = Mutex(0)
+    private let limit: Int
+
+    init(limit: Int) { self.limit = limit }
+
+    func send(_ report: LightReport) throws(LightDeviceError) {
+      let count = sent.withLock { count in
+        count += 1
+        return count
+      }
+      if count > limit { throw LightDeviceError("No such device") }
+    }
+
+    func close() {}
+  }
+
+  @Test func aLightUnpluggedWhileItRingsIsLostThenReopened() async throws {
+    let clock = TestClock()
+    let inputs = Inputs()
+    let opened = Mutex(0)
+    let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+    let device = LightBoard(
+      name: "lamp", kind: .luxafor, appearance: Self.appearance, patternTable: nil, clock: clock, logger: logger,
+      connect: {
+        // The first light fails after its opening off and the ring's first report; the second is fine.
+        let first = opened.withLock { count in
+          count += 1
+          return count == 1
+        }
+        return UnpluggingLight(limit: first ? 2 : .max)
+      })
+    let driver = BoardDriver(
+      name: "lamp", device: device, clock: clock, logger: logger,
+      submit: { input in inputs.items.withLock { $0.append(input) } })
+    let running = Task { await driver.run() }
+    let submitted = { (match: (EngineInput) -> Bool) in inputs.items.withLock { $0.contains(where: match) } }
+    #expect(
+      await advance(clock, within: .seconds(5)) { submitted { if case .boardBack = $0 { true } else { false } } } != nil
+    )
+
+    driver.enqueue(.play(board: "lamp", token: 1, pattern: .named("UK"), capMs: 30_000, options: []))
+    let lost = await advance(clock, by: .milliseconds(100), within: .seconds(5)) {
+      submitted { $0 == .boardLost(board: "lamp") }
+    }
+    #expect(lost != nil, "the failed write is taken for an unplug")
+    #expect(submitted { $0 == .playEnded(board: "lamp", token: 1, reason: .fault) })
+    let back = await advance(clock, by: .milliseconds(100), within: .seconds(10)) {
+      inputs.items.withLock { $0.filter { if case .boardBack = $0 { true } else { false } }.count } == 2
+    }
+    #expect(back != nil, "the light is reopened with the reconnect pauses")
+    #expect(opened.withLock { $0 } == 2)
+    running.cancel()
+    _ = await finishing(within: 10) { await running.value }
+  }
 }
