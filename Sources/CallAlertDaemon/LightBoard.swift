@@ -63,9 +63,10 @@ actor LightBoard<C: Clock>: BoardDevice where C.Duration == Duration {
     guard device != nil else { throw BoardDeviceError(description: "the light is not connected") }
     let found = patterns.find(request.pattern)
     let look = appearance.look(for: found.name)
-    // Silent mode and vibrate-only boards mute the buzzer: the light then shows the rhythm without a sound.
-    let sound =
-      request.options.contains(.muteBuzzer) ? nil : KuandoSound(ringtone: look.ringtone, volume: appearance.volume)
+    // A Kuando's ringtone stands for the pattern's buzzer steps: a pattern without any (a vibration) plays
+    // none, and silent mode and vibrate-only boards, which mute the buzzer, show the rhythm without a sound.
+    let sounds = found.pattern.steps.contains { $0.isAudible } && !request.options.contains(.muteBuzzer)
+    let sound = sounds ? KuandoSound(ringtone: look.ringtone, volume: appearance.volume) : nil
     let ring = LightPlayer.Ring(
       token: request.token, rhythm: LightRhythm(found.pattern), color: look.color, sound: sound,
       capMs: UInt32(request.capMs))

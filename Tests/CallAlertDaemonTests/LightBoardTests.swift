@@ -124,7 +124,7 @@ struct LightBoardTests {
     Self.expectKeepalivesInsideTheTimeout(reports, start: start)
   }
 
-  @Test func silentModeAndVibrateOnlyRingAsLightAlone() async throws {
+  @Test func silentModeVibrateOnlyAndVibrationsRingAsLightAlone() async throws {
     let rig = try Rig(appearance: Self.appearance)
     _ = await advance(rig.clock, within: .seconds(5)) {
       rig.submitted { if case .boardBack = $0 { true } else { false } }
@@ -133,6 +133,14 @@ struct LightBoardTests {
     rig.driver.enqueue(.play(board: "lamp", token: 1, pattern: .named("UK"), capMs: 30_000, options: [.muteBuzzer]))
     await rig.pass(.seconds(1))
     #expect(rig.received(after: count).first?.meaning == "show red 0% green 0% blue 100%, silent")
+    // A pattern without buzzer steps (a vibration) rings without a ringtone too.
+    let vibration = Pattern(
+      steps: [PatternStep(durationMs: 300, motor: 200), PatternStep(durationMs: 300)],
+      repeatCount: Pattern.repeatForever)
+    let before = rig.mark.count
+    rig.driver.enqueue(.play(board: "lamp", token: 2, pattern: .inline(vibration), capMs: 30_000, options: []))
+    await rig.pass(.seconds(1))
+    #expect(rig.received(after: before).first?.meaning == "show red 0% green 0% blue 100%, silent")
     rig.running.cancel()
     _ = await finishing(within: 10) { await rig.running.value }
   }
