@@ -210,11 +210,12 @@ struct LightBoardTests {
     )
 
     driver.enqueue(.play(board: "lamp", token: 1, pattern: .named("UK"), capMs: 30_000, options: []))
+    // The driver hands the engine the loss, then the ring's end, one event at a time.
     let lost = await advance(clock, by: .milliseconds(100), within: .seconds(5)) {
       submitted { $0 == .boardLost(board: "lamp") }
+        && submitted { $0 == .playEnded(board: "lamp", token: 1, reason: .fault) }
     }
-    #expect(lost != nil, "the failed write is taken for an unplug")
-    #expect(submitted { $0 == .playEnded(board: "lamp", token: 1, reason: .fault) })
+    #expect(lost != nil, "the failed write is taken for an unplug, and the ring ended with it")
     let back = await advance(clock, by: .milliseconds(100), within: .seconds(10)) {
       inputs.items.withLock { $0.filter { if case .boardBack = $0 { true } else { false } }.count } == 2
     }
