@@ -45,6 +45,15 @@ let package = Package(
     .target(name: "CallAlertProtocol", dependencies: ["CCallAlertCRC32C"], swiftSettings: strictSettings),
     .target(name: "CallAlertBoardCore", dependencies: ["CallAlertProtocol"], swiftSettings: strictSettings),
 
+    // Pure: what USB presence lights (Kuando, blink(1), Luxafor, Embrava) are sent, and the player that turns a
+    // pattern's rhythm into those reports with time passed in.
+    .target(name: "CallAlertLights", dependencies: ["CallAlertProtocol"], swiftSettings: strictSettings),
+
+    // Host: real USB lights through hidapi's hidraw backend (discovery, output and feature reports).
+    .systemLibrary(
+      name: "CHIDAPI", pkgConfig: "hidapi-hidraw", providers: [.apt(["libhidapi-dev"]), .brew(["hidapi"])]),
+    .target(name: "CallAlertHID", dependencies: ["CHIDAPI", "CallAlertLights"], swiftSettings: strictSettings),
+
     // Host: driving pure state machines against a clock (one long-lived deadline), and the retry backoff.
     .target(name: "CallAlertRuntime", swiftSettings: strictSettings),
 
@@ -89,11 +98,12 @@ let package = Package(
       swiftSettings: strictSettings),
 
     // Host: the alert engine (pure state machine), its configuration and inputs.
-    .target(name: "CallAlertEngine", dependencies: ["CallAlertProtocol"], swiftSettings: strictSettings),
+    .target(
+      name: "CallAlertEngine", dependencies: ["CallAlertProtocol", "CallAlertLights"], swiftSettings: strictSettings),
     .target(
       name: "CallAlertInputs",
       dependencies: [
-        "CallAlertEngine", "CallAlertProtocol", "CallAlertBridges", "CallAlertParsing",
+        "CallAlertEngine", "CallAlertProtocol", "CallAlertBridges", "CallAlertParsing", "CallAlertLights",
         .product(name: "Yams", package: "Yams"),
       ],
       swiftSettings: strictSettings),
@@ -155,7 +165,7 @@ let package = Package(
       dependencies: [
         "CallAlertEngine", "CallAlertInputs", "CallAlertControl", "CallAlertHistory", "CallAlertClient",
         "CallAlertSerial", "CallAlertTransport", "CallAlertPatterns", "CallAlertProtocol", "CallAlertRuntime",
-        "CallAlertBridges", "CallAlertMQTT", "CallAlertSIP",
+        "CallAlertBridges", "CallAlertMQTT", "CallAlertSIP", "CallAlertLights", "CallAlertHID",
         .product(name: "SystemPackage", package: "swift-system"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -180,7 +190,7 @@ let package = Package(
       name: "CallAlertSimulation",
       dependencies: [
         "CallAlertDaemon", "CallAlertVirtualBoard", "CallAlertBoardCore", "CallAlertTransport", "CallAlertEngine",
-        "CallAlertProtocol", "CallAlertInputs", "CallAlertPatterns",
+        "CallAlertProtocol", "CallAlertInputs", "CallAlertPatterns", "CallAlertLights",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ],
@@ -193,6 +203,7 @@ let package = Package(
       dependencies: [
         "CallAlertInputs", "CallAlertControl", "CallAlertDaemon", "CallAlertClient", "CallAlertPatterns",
         "CallAlertProtocol", "CallAlertTransport", "CallAlertSerial", "CallAlertBridges", "CallAlertEngine",
+        "CallAlertHID", "CallAlertLights",
       ],
       swiftSettings: strictSettings),
     .target(name: "CBuildInfo"),
@@ -204,7 +215,8 @@ let package = Package(
         "CallAlertProtocol", "CallAlertBoardCore", "CallAlertSerial", "CallAlertVirtualBoard", "CallAlertClient",
         "CallAlertDaemon", "CallAlertInputs", "CallAlertControl", "CallAlertHistory", "CallAlertEngine",
         "CallAlertPatterns", "CallAlertQemu", "CallAlertDoctor", "CallAlertTransport", "CallAlertSimulation",
-        "CallAlertHTTPDaemon", "CBuildInfo", .product(name: "SystemPackage", package: "swift-system"),
+        "CallAlertHTTPDaemon", "CBuildInfo", "CallAlertLights", "CallAlertHID",
+        .product(name: "SystemPackage", package: "swift-system"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -283,6 +295,9 @@ let package = Package(
       swiftSettings: strictSettings
     ),
     .testTarget(
+      name: "CallAlertLightsTests", dependencies: ["CallAlertLights", "CallAlertProtocol"], exclude: ["Fixtures"],
+      swiftSettings: strictSettings),
+    .testTarget(
       name: "CallAlertRuntimeTests",
       dependencies: ["CallAlertRuntime", .product(name: "Clocks", package: "swift-clocks")],
       swiftSettings: strictSettings
@@ -306,7 +321,7 @@ let package = Package(
       name: "CallAlertInputsTests",
       dependencies: [
         "CallAlertInputs", "CallAlertControl", "CallAlertEngine", "CallAlertProtocol", "CallAlertBridges",
-        "CallAlertTestSupport",
+        "CallAlertTestSupport", "CallAlertLights",
       ],
       swiftSettings: strictSettings
     ),
@@ -323,7 +338,7 @@ let package = Package(
     .testTarget(
       name: "CallAlertCLITests",
       dependencies: [
-        "callalert", "CallAlertControl", "CallAlertEngine", "CallAlertInputs", "CallAlertHistory",
+        "callalert", "CallAlertControl", "CallAlertEngine", "CallAlertInputs", "CallAlertHistory", "CallAlertLights",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -342,8 +357,9 @@ let package = Package(
         "CallAlertControl", "CallAlertTestSupport", .product(name: "SystemPackage", package: "swift-system"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Clocks", package: "swift-clocks"),
-        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), "CallAlertLights",
       ],
+      exclude: ["FakeHidraw"],
       swiftSettings: strictSettings
     ),
     .testTarget(
@@ -365,7 +381,9 @@ let package = Package(
     .testTarget(
       name: "CallAlertDoctorTests",
       dependencies: [
-        "CallAlertDoctor", "CallAlertInputs", "CallAlertControl", "CallAlertProtocol", "CallAlertDaemon",
+        "CallAlertDoctor", "CallAlertLights", "CallAlertHID", "CallAlertInputs", "CallAlertControl",
+        "CallAlertProtocol",
+        "CallAlertDaemon",
         "CallAlertSerial", "CallAlertPatterns", "CallAlertEngine",
       ],
       exclude: ["Fixtures"],

@@ -144,7 +144,8 @@ public enum Daemon {
     let connectors = boards.connectors
     let logger = logger
     let service = AlertService(
-      configuration: configuration.engine, connectors: connectors, clock: ContinuousClock(), logger: logger,
+      configuration: configuration.engine, connectors: connectors, lights: boards.lights, clock: ContinuousClock(),
+      logger: logger,
       recorder: { event, at in writer.record(event, at: at) },
       recorderRoom: { if writer.isBehind { await writer.waitForRoom() } },
       linkTiming: options.simulate ? .standard : LinkTiming(baudRate: options.baudRate), patternTable: patternTable)
