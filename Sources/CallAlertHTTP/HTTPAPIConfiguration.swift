@@ -94,6 +94,9 @@ public struct HTTPBackend: Sendable {
   /// The boards the config makes vibrate only (`vibrate_only`, a bed shaker): the page draws their buzzer
   /// quiet.
   public var vibrateOnlyBoards: [String] = []
+  /// The boards that are USB lights, by name, with their kind (`kuando`, `blink1`, `luxafor`, `embrava`): the
+  /// page draws them as a lamp, with a Kuando's ringtone, and no motor.
+  public var lightBoards: [String: String] = [:]
   /// Runs `callalert doctor`'s checks and gives their findings, for the setup page's *Run the checks*; nil:
   /// not offered.
   public var doctor: (@Sendable () async -> [SetupFinding])?

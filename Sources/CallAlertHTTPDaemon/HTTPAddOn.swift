@@ -82,6 +82,9 @@ extension DaemonAddOn {
         }
       }
       backend.vibrateOnlyBoards = context.configuration.engine.boards.filter(\.vibrateOnly).map(\.name)
+      for board in context.configuration.engine.boards {
+        if let light = board.kind.lightKind { backend.lightBoards[board.name] = String(describing: light) }
+      }
       backend.beforeListening = { await memory.restore(through: context.handle) }
       let metrics = CallMetrics()
       context.onCallToPlay { board, latency in metrics.recordCallToPlay(board: board, latency) }

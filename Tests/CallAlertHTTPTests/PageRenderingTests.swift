@@ -55,6 +55,12 @@ struct PageRenderingTests {
     #expect(html.contains("<dt>Buzzer</dt><dd>quiet</dd>") && html.contains("<dt>Motor</dt><dd>shaking</dd>"))
   }
 
+  @Test func aLightIsALampWithoutAMotor() throws {
+    let html = LivePage(status: try Self.status(calls: Self.alice), csrf: "t", lightBoards: ["desk": "blink1"]).boards
+    #expect(html.contains("<dt>Kind</dt><dd>blink1 light</dd>") && html.contains("<dt>Light</dt><dd>lit</dd>"))
+    #expect(!html.contains("<dt>Motor</dt><dd>shaking</dd>") && !html.contains("<dt>Ringtone</dt>"))
+  }
+
   @Test func everyFormCarriesTheSessionsToken() throws {
     let html = LivePage(status: try Self.status(calls: Self.alice, missed: "[]", mode: "on"), csrf: "t0k").document
     let forms = html.components(separatedBy: "<form ").count - 1

@@ -27,13 +27,15 @@ extension HTTPAPI {
     page.get(RouterPath(PagePaths.live)) { request, _ in
       PageAnswer.html(
         LivePage(
-          status: try await status(), csrf: try formToken(request), vibrateOnlyBoards: backend.vibrateOnlyBoards
+          status: try await status(), csrf: try formToken(request), vibrateOnlyBoards: backend.vibrateOnlyBoards,
+          lightBoards: backend.lightBoards
         ).document)
     }
     page.get(RouterPath(PagePaths.livePart)) { request, _ in
       PageAnswer.html(
         LivePage(
-          status: try await status(), csrf: try formToken(request), vibrateOnlyBoards: backend.vibrateOnlyBoards
+          status: try await status(), csrf: try formToken(request), vibrateOnlyBoards: backend.vibrateOnlyBoards,
+          lightBoards: backend.lightBoards
         ).part)
     }
     page.get(RouterPath(PagePaths.events)) { request, _ in await events(request) }

@@ -11,6 +11,8 @@ struct LivePage {
   let csrf: String
   /// The boards the config makes vibrate only.
   var vibrateOnlyBoards: [String] = []
+  /// The boards that are USB lights, with their kind.
+  var lightBoards: [String: String] = [:]
 
   /// The tab's title: who is calling while a call rings (a deaf user who looks at the tab sees it there too).
   var title: String {
@@ -99,7 +101,7 @@ struct LivePage {
       let call = board.playingCall.flatMap { id in status.calls.first { $0.id == id } }
       let drawing = BoardDrawing(
         board: board, call: call, missedWaiting: !status.missed.isEmpty,
-        vibrateOnly: vibrateOnlyBoards.contains(board.name))
+        vibrateOnly: vibrateOnlyBoards.contains(board.name), light: lightBoards[board.name])
       state.append(drawing.state)
       html += drawing.html
     }
