@@ -38,6 +38,8 @@ revision:
 ## RealTime*, whose tests truly need the real clock (a pseudo-terminal's timing), and the stress suites, which would
 ## starve the timing of the others, run alone afterwards),
 ## check docs/openapi.yaml against the running HTTP API with schemathesis (Tools/scripts/check-openapi.sh),
+## drive the page in chromium with Selenium and axe-core (Tools/scripts/check-page.sh; screenshots in
+## .build/page-artefacts),
 ## compile the portable core as Embedded Swift, check Package.swift against docs/ARCHITECTURE.md's import
 ## rules, and check the install tree
 test: deps revision
@@ -46,6 +48,7 @@ test: deps revision
 	$(SWIFT) test --skip-build --skip '$(REALTIME_SUITES)'
 	$(SWIFT) test --skip-build --filter '$(REALTIME_SUITES)' --no-parallel
 	@Tools/scripts/check-openapi.sh
+	@Tools/scripts/check-page.sh
 	@Tools/scripts/firmware-check.sh
 	@Tools/scripts/check-architecture.sh
 	@if [ "$${CALLALERT_SKIP_INSTALL_TESTS:-0}" != 1 ]; then BUILD_CONFIG=debug Tools/scripts/test-install.sh; fi
@@ -84,11 +87,13 @@ demo: deps
 
 ## bench: measure the codec, flashing and the daemon (latency and 32 boards beside a C floor, cap accuracy, idle CPU,
 ## wake-ups and RSS) with the machine's load; prints a table and writes bench-results.json (docs/BENCH.md; never fails
-## on timing); then the codec micro-benchmarks on ordo-one/benchmark (Benchmarks/). BENCH_ARGS for more, e.g. --only codec
+## on timing); the page's weight, first render and call-to-alert time in chromium (bench-page.json, a debug build's
+## server); then the codec micro-benchmarks on ordo-one/benchmark (Benchmarks/). BENCH_ARGS for more, e.g. --only codec
 bench: deps
 	$(SWIFT) build -c release --scratch-path .build-bench --product callalert-bench
 	$(SWIFT) build -c release --scratch-path .build-bench --product callalert-bench-floor
 	.build-bench/release/callalert-bench --json bench-results.json $(BENCH_ARGS)
+	@Tools/scripts/check-page.sh bench || echo "bench: the page's figures could not be measured (see above)"
 	@Tools/scripts/bench-codec-ordo.sh
 
 ## soak: the reliability soak (minutes; not in CI): 10 000 calls through a faulty, unplugged line, kill -9 of the

@@ -147,7 +147,7 @@ let package = Package(
       name: "CallAlertHTTP",
       dependencies: [
         "CallAlertControl", "CallAlertEngine", "CallAlertInputs", "CallAlertHistory", "CallAlertParsing",
-        .product(name: "Hummingbird", package: "hummingbird"),
+        "CallAlertPatterns", "CallAlertProtocol", .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
@@ -178,7 +178,9 @@ let package = Package(
     .target(
       name: "CallAlertHTTPDaemon",
       dependencies: [
-        "CallAlertDaemon", "CallAlertHTTP", "CallAlertBridges", "CallAlertInputs",
+        "CallAlertDaemon", "CallAlertHTTP", "CallAlertBridges", "CallAlertInputs", "CallAlertControl",
+        "CallAlertEngine", "CallAlertDoctor",
+        .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ],
       swiftSettings: strictSettings),

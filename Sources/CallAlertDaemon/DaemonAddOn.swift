@@ -36,6 +36,8 @@ public struct DaemonAddOn: Sendable {
 public struct DaemonAddOnContext: Sendable {
   /// The configuration the daemon started with (command-line overrides applied).
   public var configuration: DaemonConfiguration
+  /// The config file as `--config` named it; nil: the default path (or the built-in defaults).
+  public var configPath: String?
   /// Answers a typed request as the control socket does; the `String` names the source (`http`, `sipgate`).
   public var handle: @Sendable (ControlRequest, String) async -> ControlResponse
   /// Subscribes to the engine's events (each call a new stream).
@@ -62,7 +64,7 @@ extension Daemon {
     service: AlertService<C>, connections: ConnectionBudget, logger: Logger
   ) async throws(DaemonStartError) -> [ServiceGroupConfiguration.ServiceConfiguration] {
     let context = DaemonAddOnContext(
-      configuration: configuration,
+      configuration: configuration, configPath: options.configPath,
       handle: { request, source in await handler.handle(request, source: source, lineNumber: 1) },
       subscribe: {
         let published = await service.subscribe()

@@ -16,12 +16,15 @@ struct HTTPAPI: Sendable {
   let feed: EventFeed
   let metrics: CallMetrics
   let logger: Logger
+  /// The page's sessions and form tokens, under a key drawn at each start.
+  var sessions = PageSessions()
 
   typealias Context = BasicRequestContext
 
   /// The router with every route and the middleware that checks the token and turns errors into problems.
   func router() -> Router<Context> {
     let router = Router(context: Context.self)
+    addPage(to: router)  // before the API's middleware: the page is judged by its own
     router.add(
       middleware: APIMiddleware(
         token: configuration.token, vonageSecret: vonageSecret, bodyLimit: configuration.limits.bodyBytes,

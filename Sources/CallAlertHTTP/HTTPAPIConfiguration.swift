@@ -23,6 +23,9 @@ public struct HTTPAPIConfiguration: Sendable {
   public var allowedHosts: [String]
   /// Sizes and times.
   public var limits: HTTPLimits
+  /// Whether the address is the built-in default rather than one the config or `--http` asked for: when it is
+  /// taken (another daemon's page), the daemon logs it and runs on without HTTP instead of refusing to start.
+  public var isDefaultAddress = false
 
   /// Creates a configuration.
   public init(
@@ -85,13 +88,32 @@ public struct HTTPBackend: Sendable {
   /// Whether the call history holds a call with this id: a Twilio `ringing` for such a call is a replay, and
   /// does not ring again.
   public var callIsRecorded: @Sendable (String) async -> Bool
+  /// The config's do-not-disturb settings as the daemon started with them, for the page's quiet hours; nil:
+  /// not shown.
+  public var quietHours: DoNotDisturbConfiguration?
+  /// The boards the config makes vibrate only (`vibrate_only`, a bed shaker): the page draws their buzzer
+  /// quiet.
+  public var vibrateOnlyBoards: [String] = []
+  /// The boards that are USB lights, by name, with their kind (`kuando`, `blink1`, `luxafor`, `embrava`): the
+  /// page draws them as a lamp, with a Kuando's ringtone, and no motor.
+  public var lightBoards: [String: String] = [:]
+  /// Runs `callalert doctor`'s checks and gives their findings, for the setup page's *Run the checks*; nil:
+  /// not offered.
+  public var doctor: (@Sendable () async -> [SetupFinding])?
+  /// The config's pattern file (`patterns.file`), which the page draws; nil: the built-in patterns only.
+  public var patternsFile: String?
+  /// Runs once before the server listens (the add-on switches do-not-disturb back to what was kept over the
+  /// restart), so the first request already sees it.
+  public var beforeListening: @Sendable () async -> Void = {}
 
   /// Creates a backend.
   public init(
     handle: @escaping @Sendable (ControlRequest, String) async -> ControlResponse, events: AsyncStream<HTTPEvent>,
     linkCounters: @escaping @Sendable () async -> [HTTPLinkCounters] = { [] },
-    callIsRecorded: @escaping @Sendable (String) async -> Bool = { _ in false }
+    callIsRecorded: @escaping @Sendable (String) async -> Bool = { _ in false },
+    quietHours: DoNotDisturbConfiguration? = nil
   ) {
+    self.quietHours = quietHours
     self.handle = handle
     self.events = events
     self.linkCounters = linkCounters

@@ -15,16 +15,21 @@ public struct HTTPService: Service {
   private let metrics: CallMetrics
   private let logger: Logger
   private let onListening: @Sendable (Int) async -> Void
+  private let onGivenUp: @Sendable (HTTPListenError) async -> Void
 
   /// Creates the service.
   ///
   /// - Parameters:
   ///   - metrics: What `/metrics` shows; the daemon may record into it too.
   ///   - onListening: Called once the server listens, with its port (the bound one when asked for port 0).
+  ///   - onGivenUp: Called when the default address (``HTTPAPIConfiguration/isDefaultAddress``) is taken and
+  ///     the daemon runs on without HTTP.
   public init(
     configuration: HTTPAPIConfiguration, backend: HTTPBackend, metrics: CallMetrics = CallMetrics(), logger: Logger,
-    onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+    onListening: @escaping @Sendable (Int) async -> Void = { _ in },
+    onGivenUp: @escaping @Sendable (HTTPListenError) async -> Void = { _ in }
   ) {
+    self.onGivenUp = onGivenUp
     self.configuration = configuration
     self.backend = backend
     self.metrics = metrics
@@ -34,6 +39,7 @@ public struct HTTPService: Service {
 
   /// Serves until graceful shutdown or cancellation.
   public func run() async throws {
+    await backend.beforeListening()
     let feed = EventFeed(capacity: configuration.limits.eventBuffer)
     let api = HTTPAPI(configuration: configuration, backend: backend, feed: feed, metrics: metrics, logger: logger)
     let (seconds, attoseconds) = configuration.limits.idleTimeout.components
@@ -63,7 +69,9 @@ public struct HTTPService: Service {
         address: .hostname(host, port: configuration.port), serverName: "callalert"),
       onServerRunning: { channel in
         let port = channel.localAddress?.port ?? 0
-        logger.notice("http: listening on http://\(host.contains(":") ? "[\(host)]" : host):\(port)")
+        let origin = "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+        logger.notice("http: listening on \(origin)")
+        logger.notice("http: the page: \(origin)\(PagePaths.live)")
         await onListening(port)
       },
       logger: logger)
@@ -86,8 +94,15 @@ public struct HTTPService: Service {
         }
       } catch {
         let failure = HTTPListenError(host: host, port: configuration.port, error: error)
-        logger.error("\(failure)")
-        throw failure
+        guard configuration.isDefaultAddress else {
+          logger.error("\(failure)")
+          throw failure
+        }
+        // Nobody asked for this address: another daemon (a `run --simulate` beside the real one) may hold it.
+        logger.warning(
+          "\(failure); the daemon runs on without HTTP (give the config's http.listen or --http another port)")
+        await onGivenUp(failure)
+        try? await gracefulShutdown()
       }
       await feed.finish()
     }

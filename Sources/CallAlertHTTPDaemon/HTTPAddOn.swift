@@ -1,5 +1,8 @@
 import CallAlertBridges
+import CallAlertControl
 import CallAlertDaemon
+import CallAlertDoctor
+import CallAlertEngine
 import CallAlertHTTP
 import CallAlertInputs
 import ServiceLifecycle
@@ -9,8 +12,18 @@ extension DaemonAddOn {
   /// read (files that others may read are refused at start), typed requests to the daemon's handler, the
   /// engine's events for `/v1/events` and `/metrics`, and each call's time to its first PLAY for `/metrics`.
   ///
-  /// - Parameter onListening: told the port once the server listens (the bound one for port 0).
-  public static func http(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) -> DaemonAddOn {
+  /// Without `http:` and `--http` it listens on `defaultListen` when one is given (`callalert run` gives
+  /// ``defaultAddress``, so the page is there), and a daemon whose default address is taken runs on without HTTP.
+  /// Do-not-disturb switched over HTTP is kept over a restart (``DoNotDisturbMemory``).
+  ///
+  /// - Parameters:
+  ///   - onListening: told the port once the server listens (the bound one for port 0).
+  ///   - defaultListen: where to listen when neither the config nor `--http` says; nil: nowhere.
+  ///   - onGivenUp: told when the default address is taken and the daemon runs on without HTTP.
+  public static func http(
+    onListening: @escaping @Sendable (Int) async -> Void = { _ in }, defaultListen: HTTPListenAddress? = nil,
+    onGivenUp: @escaping @Sendable (HTTPListenError) async -> Void = { _ in }
+  ) -> DaemonAddOn {
     DaemonAddOn(
       name: "http",
       check: { (configuration) throws(DaemonStartError) in
@@ -20,12 +33,27 @@ extension DaemonAddOn {
         _ = try vonageSignatureSecret(settings)
       }
     ) { (context) throws(DaemonStartError) in
-      guard let settings = context.configuration.http else { return [] }
-      let api = HTTPAPIConfiguration(
+      guard let settings = context.configuration.http ?? defaultListen.map({ HTTPSettings(listen: $0) }) else {
+        return []
+      }
+      var api = HTTPAPIConfiguration(
         host: settings.listen.host, port: settings.listen.port,
         token: try bearerToken(settings), twilioAuthToken: try twilioAuthToken(settings),
         vonageSignatureSecret: try vonageSignatureSecret(settings), publicURL: settings.publicURL,
         allowedHosts: settings.allowedHosts, limits: HTTPLimits(connections: context.connections))
+      api.isDefaultAddress = context.configuration.http == nil
+      let memory = DoNotDisturbMemory(
+        historyPath: context.configuration.historyPath,
+        configuredSilent: context.configuration.engine.doNotDisturb.silent, logger: context.logger)
+      let handle: @Sendable (ControlRequest, String) async -> ControlResponse = { request, source in
+        let response = await context.handle(request, source)
+        if response.isSuccess, DoNotDisturbMemory.switches(request),
+          case .status(let report) = await context.handle(.status, source)
+        {
+          memory.write(report.doNotDisturb)
+        }
+        return response
+      }
       let published = await context.subscribe()
       let events = AsyncStream<HTTPEvent>(bufferingPolicy: .bufferingNewest(1_024)) { continuation in
         let pump = Task {
@@ -34,23 +62,43 @@ extension DaemonAddOn {
         }
         continuation.onTermination = { _ in pump.cancel() }
       }
-      let backend = HTTPBackend(
-        handle: context.handle, events: events,
+      var backend = HTTPBackend(
+        handle: handle, events: events,
         linkCounters: {
           await context.linkStatistics().sorted { $0.key < $1.key }.map { board, link in
             HTTPLinkCounters(
               board: board, retransmissions: link.retransmissions, resyncs: link.resyncs,
               decodeErrors: link.decodeErrors)
           }
-        }, callIsRecorded: context.callIsRecorded)
+        }, callIsRecorded: context.callIsRecorded, quietHours: context.configuration.engine.doNotDisturb)
+      backend.patternsFile = context.configuration.patternsFile
+      backend.doctor = { [configPath = context.configPath, socketPath = context.configuration.socketPath] in
+        // The checks `callalert doctor` runs, from inside the daemon: the boards and sources it holds are read
+        // from its status, the rest (the config, the udev rule, the history's folder) from the machine.
+        let doctor = Doctor(system: LiveDoctorSystem(), probes: .live, version: "callalert run")
+        let report = await doctor.run(configPath: configPath, socketPath: socketPath)
+        return report.findings.map {
+          SetupFinding(check: $0.check, status: $0.status.rawValue, summary: $0.summary, fix: $0.fix)
+        }
+      }
+      backend.vibrateOnlyBoards = context.configuration.engine.boards.filter(\.vibrateOnly).map(\.name)
+      for board in context.configuration.engine.boards {
+        if let light = board.kind.lightKind { backend.lightBoards[board.name] = String(describing: light) }
+      }
+      backend.beforeListening = { await memory.restore(through: context.handle) }
       let metrics = CallMetrics()
       context.onCallToPlay { board, latency in metrics.recordCallToPlay(board: board, latency) }
       return [
         HTTPService(
-          configuration: api, backend: backend, metrics: metrics, logger: context.logger, onListening: onListening)
+          configuration: api, backend: backend, metrics: metrics, logger: context.logger, onListening: onListening,
+          onGivenUp: onGivenUp)
       ]
     }
   }
+
+  /// Where `callalert run` serves the HTTP API and the page when neither the config nor `--http` says:
+  /// 127.0.0.1:8935, on loopback only (docs/PAGE.md).
+  public static let defaultAddress = HTTPListenAddress(host: "127.0.0.1", port: 8935)
 
   private static func bearerToken(_ settings: HTTPSettings) throws(DaemonStartError) -> String? {
     try secret(settings.tokenFile, "http.token_file", at: settings.places["token_file"], holding: "the bearer token")

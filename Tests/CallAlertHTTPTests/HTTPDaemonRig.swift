@@ -148,12 +148,13 @@ struct EventReader {
   let blocks: AsyncStream<Block>
   let task: Task<Void, Never>
 
-  init(_ url: String, lastEventID: UInt64? = nil) {
+  init(_ url: String, lastEventID: UInt64? = nil, headers: [(String, String)] = []) {
     let (blocks, continuation) = AsyncStream.makeStream(of: Block.self)
     self.blocks = blocks
     task = Task {
       defer { continuation.finish() }
       var request = HTTPClientRequest(url: url)
+      for (name, value) in headers { request.headers.add(name: name, value: value) }
       if let lastEventID { request.headers.add(name: "Last-Event-ID", value: String(lastEventID)) }
       guard let response = try? await HTTPClient.shared.execute(request, timeout: .seconds(30)) else { return }
       var pending = ""

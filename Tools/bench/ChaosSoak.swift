@@ -125,7 +125,7 @@ struct ChaosSoak {
 
     let daemon = try ChildDaemon(
       arguments: [
-        "--nofile=\(descriptorLimit)", "--", executable, "run", "--config", config, "--no-stdin",
+        "--nofile=\(descriptorLimit)", "--", executable, "run", "--config", config, "--no-stdin", "--no-http",
       ],
       logPath: directory.appendingPathComponent("daemon.log").path)
     defer { daemon.stop() }

@@ -132,7 +132,7 @@ struct FairFloodSoak {
     """.write(toFile: config, atomically: true, encoding: .utf8)
     let eventsPath = directory.appendingPathComponent("events.jsonl").path
     let daemon = try Self.spawn(
-      executable, ["run", "--simulate", "--config", config, "--no-stdin"], output: eventsPath,
+      executable, ["run", "--simulate", "--config", config, "--no-stdin", "--no-http"], output: eventsPath,
       error: directory.appendingPathComponent("daemon.log").path)
     defer { daemon.stop() }
     guard await ChaosClient.waitForDaemon(socket: socket, timeout: .seconds(30)) else {

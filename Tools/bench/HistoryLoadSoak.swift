@@ -112,7 +112,7 @@ struct HistoryLoadSoak {
     var outcome = Outcome(name: name, pairs: pairs, hogs: hogs, removed: removeAfter != nil)
     let daemon = Process()
     daemon.executableURL = URL(fileURLWithPath: executable)
-    daemon.arguments = ["run", "--simulate", "--config", config, "--history", historyPath, "--no-stdin"]
+    daemon.arguments = ["run", "--simulate", "--config", config, "--history", historyPath, "--no-stdin", "--no-http"]
     daemon.standardInput = FileHandle.nullDevice
     daemon.standardOutput = FileHandle.nullDevice  // 200 000 event lines: nobody reads them here
     let logPath = directory.appendingPathComponent("daemon.log").path

@@ -121,7 +121,9 @@ struct KillSoak {
     }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = ["run", "--config", config, "--port", board.slavePath, "--no-stdin", "--socket", socket]
+    process.arguments = [
+      "run", "--config", config, "--port", board.slavePath, "--no-stdin", "--no-http", "--socket", socket,
+    ]
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
     process.standardInput = FileHandle.nullDevice

@@ -190,7 +190,7 @@ struct LongLifeSoak {
 
     let daemon = Process()
     daemon.executableURL = URL(fileURLWithPath: executable)
-    daemon.arguments = ["run", "--simulate", "--config", config, "--history", historyPath, "--no-stdin"]
+    daemon.arguments = ["run", "--simulate", "--config", config, "--history", historyPath, "--no-stdin", "--no-http"]
     daemon.standardInput = FileHandle.nullDevice
     daemon.standardOutput = FileHandle.nullDevice  // two million event lines: nobody reads them here
     let logPath = directory.appendingPathComponent("daemon.log").path

@@ -2,6 +2,7 @@ import ArgumentParser
 import CallAlertControl
 import CallAlertDaemon
 import CallAlertEngine
+import CallAlertHTTPDaemon
 import CallAlertInputs
 import CallAlertSimulation
 import Foundation
@@ -243,6 +244,9 @@ extension CallAlertCommand {
       let rang = events.filter { if case .ringing = $0 { true } else { false } }.count
       let missed = events.filter { if case .missed = $0 { true } else { false } }.count
       print("done: \(rang) rings, \(missed) missed calls recorded and acknowledged.")
+      print(
+        "The page (boards, calls, history, quiet hours): `callalert run --simulate` serves it on "
+          + "http://\(DaemonAddOn.defaultAddress)/page (docs/PAGE.md).")
     }
   }
 }

@@ -45,6 +45,10 @@ extension CallAlertCommand {
         }
       })
     var http: HTTPListenAddress?
+    @Flag(
+      name: .customLong("no-http"),
+      help: "Without http: in the config or --http, serve nothing (default: the page and the API on 127.0.0.1:8935).")
+    var noHTTP = false
     @Flag(help: "Do not read standard input.") var noStdin = false
     @Flag(help: "Log debug detail on standard error (--log-level debug).") var verbose = false
     @Option(help: ArgumentHelp("The least severe messages logged (default info).", valueName: "level"))
@@ -52,6 +56,7 @@ extension CallAlertCommand {
 
     func validate() throws {
       if port.port != nil && simulate { throw ValidationError("give --port or --simulate, not both") }
+      if http != nil && noHTTP { throw ValidationError("give --http or --no-http, not both") }
     }
 
     func run() async throws {
@@ -62,7 +67,7 @@ extension CallAlertCommand {
         readStandardInput: !noStdin, baudRate: port.baud, historyPath: history)
       if simulate { options.boardSource = .virtualBoards() }
       options.http = http
-      options.addOns = [.http()]
+      options.addOns = [.http(defaultListen: noHTTP ? nil : DaemonAddOn.defaultAddress)]
       do {
         try await Daemon.run(options: options, logger: Logger(label: "callalert"))
       } catch let error as DaemonStartError {

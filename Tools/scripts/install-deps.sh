@@ -30,6 +30,10 @@ if [ "${CALLALERT_SKIP_PEERS:-0}" != 1 ]; then
   [ -x /usr/sbin/mosquitto ] || command -v mosquitto >/dev/null 2>&1 || missing+=(mosquitto)
   command -v mosquitto_sub >/dev/null 2>&1 || missing+=(mosquitto-clients)
   command -v wrk >/dev/null 2>&1 || missing+=(wrk)
+  # The page's browser test (Tools/scripts/check-page.sh): Debian's chromium and its driver, and Selenium.
+  [ -x /usr/bin/chromium ] || missing+=(chromium)
+  [ -x /usr/bin/chromedriver ] || missing+=(chromium-driver)
+  /usr/bin/python3 -c 'import selenium' 2>/dev/null || missing+=(python3-selenium)
 fi
 command -v swift >/dev/null 2>&1 || {
   echo "error: no Swift toolchain on PATH; install Swift 6.1 or later from swift.org" >&2
@@ -38,7 +42,8 @@ command -v swift >/dev/null 2>&1 || {
 
 # Test-only: PyPI fritzconnection's call monitor reads the tests' fake FRITZ!Box as an independent client
 # (Tools/scripts/check-fritzmonitor.py); without it that one test is skipped, saying so.
-# schemathesis checks the HTTP API against docs/openapi.yaml; paho-mqtt is an independent MQTT client.
+# schemathesis checks the HTTP API against docs/openapi.yaml; paho-mqtt is an independent MQTT client;
+# axe-selenium-python carries axe-core for the page's accessibility check.
 # busylight-core builds the lights' reports the tests compare with (Tools/scripts/light-reports-reference.py);
 # without it the tests still compare with the vectors it printed, checked in.
 pip_install() {  # module name, package name
@@ -57,6 +62,9 @@ if command -v python3 >/dev/null 2>&1; then
   pip_install schemathesis schemathesis
   pip_install paho.mqtt paho-mqtt
   pip_install busylight_core busylight-core
+  # axe-core for the page's browser test, in its Python wheel (it brings Selenium's bindings along for a python3
+  # that is not Debian's own).
+  pip_install axe_selenium_python axe-selenium-python
 fi
 
 [ ${#missing[@]} -eq 0 ] && exit 0

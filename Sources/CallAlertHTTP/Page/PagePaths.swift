@@ -1,0 +1,49 @@
+/// Where the page lives on the daemon's HTTP server: under `/page`, apart from the API's `/v1` (the page is
+/// judged by ``PageMiddleware``, with a session cookie and form tokens, where the API asks a bearer token);
+/// `/` sends a browser to it.
+public enum PagePaths {
+  /// The live view: boards, ringing calls, missed calls, do-not-disturb.
+  public static let live = "/page"
+  /// The live view's sections alone, which the script fetches when an event arrives.
+  public static let livePart = "/page/live.part"
+  /// The call history.
+  public static let history = "/page/history"
+  /// Quiet hours and do-not-disturb.
+  public static let quiet = "/page/quiet"
+  /// The patterns, drawn as timelines.
+  public static let patterns = "/page/patterns"
+  /// A pattern file checked (field `text`): the patterns page with the text and its diagnostics.
+  public static let patternCheck = "/page/patterns/check"
+  /// The diagnostics alone, which the script fetches as one types.
+  public static let patternCheckPart = "/page/patterns/check.part"
+  /// How the boards, the sources of calls and the history stand.
+  public static let setup = "/page/setup"
+  /// The login form (only when a token is configured).
+  public static let login = "/page/login"
+  /// The style sheet.
+  public static let style = "/page/style.css"
+  /// The script.
+  public static let script = "/page/app.js"
+  /// The engine's events for the script (Server-Sent Events, as `/v1/events`).
+  public static let events = "/page/events"
+  /// Stops one ringing call (field `call`).
+  public static let stop = "/page/actions/stop"
+  /// Stops every ringing call.
+  public static let stopAll = "/page/actions/stop-all"
+  /// Acknowledges the missed calls.
+  public static let acknowledge = "/page/actions/ack"
+  /// Switches do-not-disturb (field `mode`) or silent mode (field `silent`).
+  public static let doNotDisturb = "/page/actions/dnd"
+
+  /// Rings a board with a pattern as a test call (fields `board`, `pattern`).
+  public static let testRing = "/page/actions/test-ring"
+
+  /// Runs `callalert doctor`'s checks: the setup page with their findings.
+  public static let doctor = "/page/actions/doctor"
+
+  /// The pages an action may send the browser back to (field `back`); anything else goes to the live view.
+  static let returnable = [live, history, history + "?missed=1", quiet]
+
+  /// Whether a path is the page's (or `/`, which sends a browser to it).
+  public static func owns(_ path: String) -> Bool { path == "/" || path == live || path.hasPrefix(live + "/") }
+}

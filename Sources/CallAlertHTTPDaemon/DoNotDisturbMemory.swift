@@ -1,0 +1,81 @@
+import CallAlertControl
+import CallAlertEngine
+import Foundation
+import Logging
+
+/// Keeps do-not-disturb as it was switched over HTTP (the page's buttons, `PUT /v1/dnd`) over a restart: a
+/// small JSON file beside the history (`history-dnd.json` for `history.sqlite`), written after each switch
+/// that the daemon accepted and read once when the daemon starts, before the HTTP server listens, which then
+/// switches again to what it holds.
+/// The config file is left as it is (its comments too): the file holds what was switched, and `callalert notify dnd`
+/// on the socket, which changes the running daemon only, removes nothing from it (docs/PAGE.md).
+struct DoNotDisturbMemory: Sendable {
+  /// What the file holds: what differs from the config file, the mode switched to and silent mode (nil:
+  /// the config's).
+  struct Choice: Codable, Equatable, Sendable {
+    var mode: DoNotDisturbMode?
+    var silent: Bool?
+  }
+
+  /// The file.
+  let path: String
+  /// The config's silent mode, which needs no keeping.
+  let configuredSilent: Bool
+  let logger: Logger
+
+  /// The file beside a history database.
+  init(historyPath: String, configuredSilent: Bool, logger: Logger) {
+    let base = historyPath.hasSuffix(".sqlite") ? String(historyPath.dropLast(".sqlite".count)) : historyPath
+    path = base + "-dnd.json"
+    self.configuredSilent = configuredSilent
+    self.logger = logger
+  }
+
+  /// What the file holds; nil when there is none, or it cannot be read (logged).
+  func read() -> Choice? {
+    guard FileManager.default.fileExists(atPath: path) else { return nil }
+    do {
+      return try JSONDecoder().decode(Choice.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+    } catch {
+      logger.warning("http: \(path) is not a do-not-disturb choice (\(error)); the config's settings apply")
+      return nil
+    }
+  }
+
+  /// Writes the choice in force now (atomically, private to the user).
+  func write(_ dnd: StatusReport.DoNotDisturb) {
+    // A switch back to what the config says is kept as nothing: a later edit of the config then applies.
+    let mode = dnd.override.flatMap { $0 == dnd.configured ? nil : DoNotDisturbMode(rawValue: $0) }
+    let choice = Choice(mode: mode, silent: dnd.silent == configuredSilent ? nil : dnd.silent)
+    do {
+      let data = try JSONEncoder().encode(choice)
+      try data.write(to: URL(fileURLWithPath: path), options: [.atomic])
+      try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+    } catch {
+      logger.warning("http: could not keep the do-not-disturb switch in \(path): \(error); it lasts until a restart")
+    }
+  }
+
+  /// The requests that switch the daemon to a choice.
+  static func requests(_ choice: Choice) -> [ControlRequest] {
+    (choice.mode.map { [ControlRequest.input(.setDoNotDisturb($0))] } ?? [])
+      + (choice.silent.map { [ControlRequest.input(.setSilent($0))] } ?? [])
+  }
+
+  /// Switches the daemon to what the file holds, if anything.
+  func restore(through handle: @Sendable (ControlRequest, String) async -> ControlResponse) async {
+    guard let choice = read() else { return }
+    for request in Self.requests(choice) { _ = await handle(request, "http") }
+    let mode = choice.mode?.rawValue ?? "as configured"
+    let silent = choice.silent.map { "\($0)" } ?? "as configured"
+    logger.notice("http: do-not-disturb as switched before the restart (\(path)): mode \(mode), silent \(silent)")
+  }
+
+  /// Whether a request switches do-not-disturb or silent mode.
+  static func switches(_ request: ControlRequest) -> Bool {
+    switch request {
+    case .input(.setDoNotDisturb), .input(.setSilent): true
+    default: false
+    }
+  }
+}

@@ -1,0 +1,137 @@
+import Foundation
+import NIOHTTP1
+import Testing
+
+/// The page over real HTTP, in the daemon with a virtual board, as a browser without scripts uses it: the
+/// documents, the buttons (plain forms, 303 back), and what protects them (the session's form token, the
+/// origin, the token's login).
+@Suite("Page end to end", .serialized, .timeLimit(.minutes(1)))
+struct PageEndToEndTests {
+  @Test func theLivePageShowsARingingCallAndItsStopButtonSilencesIt() async throws {
+    let rig = try await HTTPDaemonRig.start()
+    let browser = PageBrowser(port: rig.port)
+    let root = try await browser.send(.GET, "/")
+    #expect(root.status == 303 && root.location == "/page")
+    let call = try await rig.send(.POST, "/v1/calls", body: #"{"id":"c1","caller":"+4930123","name":"Alice"}"#)
+    #expect(call.status == 200)
+    #expect(await rig.boardPlays(true))
+    let page = try await browser.send(.GET, "/page")
+    #expect(page.status == 200 && page.headers.first(name: "content-type") == "text/html; charset=utf-8")
+    #expect(page.body.contains(#"role="alert""#) && page.body.contains("<title>Ringing: Alice (+4930123)"))
+    #expect(page.headers.first(name: "content-security-policy")?.contains("script-src 'self'") == true)
+    #expect(browser.cookie?.hasPrefix("callalert_session=") == true)
+    let token = try #require(page.formToken)
+
+    let stop = try await browser.press("/page/actions/stop", [("call", "c1"), ("back", "/page")], token: token)
+    #expect(stop.status == 303 && stop.location == "/page", "\(stop.body)")
+    #expect(await rig.boardPlays(false))
+    let after = try await browser.send(.GET, "/page/live.part")
+    #expect(after.body.contains("No call is ringing.") && !after.body.contains(#"role="alert""#))
+    try await browser.shutdown()
+    try await rig.stop()
+  }
+
+  @Test func aFormWithoutThisSessionsTokenOrFromAnotherSiteChangesNothing() async throws {
+    let rig = try await HTTPDaemonRig.start()
+    let browser = PageBrowser(port: rig.port)
+    let token = try #require(try await browser.send(.GET, "/page").formToken)
+    _ = try await rig.send(.POST, "/v1/calls", body: #"{"id":"c2"}"#)
+    #expect(await rig.boardPlays(true))
+
+    // No token; another session's token; no cookie at all; another site's Origin; a request a browser says
+    // another site started; a name that is not this server's.
+    let noToken = try await browser.send(.POST, "/page/actions/stop-all", form: [], headers: [("Origin", browser.base)])
+    #expect(noToken.status == 403 && noToken.body.contains("the form&#39;s token is not this session&#39;s"))
+    let stranger = PageBrowser(port: rig.port)
+    let strangerToken = try #require(try await stranger.send(.GET, "/page").formToken)
+    #expect(try await browser.press("/page/actions/stop-all", [], token: strangerToken).status == 403)
+    let cookieless = try await browser.send(
+      .POST, "/page/actions/stop-all", form: [("csrf", token)], headers: [("Origin", browser.base)],
+      keepCookie: false)
+    #expect(cookieless.status == 403)
+    let foreign = try await browser.send(
+      .POST, "/page/actions/stop-all", form: [("csrf", token)], headers: [("Origin", "http://evil.example")])
+    #expect(foreign.status == 403)
+    let crossSite = try await browser.send(
+      .POST, "/page/actions/stop-all", form: [("csrf", token)], headers: [("Sec-Fetch-Site", "cross-site")])
+    #expect(crossSite.status == 403)
+    let rebound = try await browser.send(.GET, "/page", headers: [("Host", "evil.example")])
+    #expect(rebound.status == 403)
+    let json = try await browser.send(
+      .POST, "/page/actions/stop-all", form: [("csrf", token)], headers: [("Content-Type", "text/plain")])
+    #expect(json.status == 415)
+    let status = try await rig.send(.GET, "/v1/status")
+    #expect(status.body.contains(#""playing_call":"c2""#), "still ringing after every forged request")
+
+    let stopAll = try await browser.press("/page/actions/stop-all", [("back", "https://evil.example/")], token: token)
+    #expect(stopAll.status == 303 && stopAll.location == "/page", "a form names no place outside the page")
+    #expect(await rig.boardPlays(false))
+    try await stranger.shutdown()
+    try await browser.shutdown()
+    try await rig.stop()
+  }
+
+  @Test func doNotDisturbSwitchedOnThePageIsKeptOverARestart() async throws {
+    let rig = try await HTTPDaemonRig.start()
+    let browser = PageBrowser(port: rig.port)
+    let token = try #require(try await browser.send(.GET, "/page/quiet").formToken)
+    let on = try await browser.press("/page/actions/dnd", [("mode", "on"), ("back", "/page/quiet")], token: token)
+    #expect(on.status == 303 && on.location == "/page/quiet")
+    #expect(try await rig.send(.GET, "/v1/dnd").body.contains(#""mode":"on""#))
+    let wrong = try await browser.press("/page/actions/dnd", [("mode", "onn")], token: token)
+    #expect(
+      wrong.status == 400 && wrong.body.contains("is not one of on, off, scheduled; did you mean &#39;on&#39;?"),
+      "\(wrong.body)")
+    let kept = rig.directory.appendingPathComponent("history-dnd.json")
+    #expect(FileManager.default.fileExists(atPath: kept.path))
+    try await browser.shutdown()
+    try await rig.stop(keepingDirectory: true)
+
+    let again = try await HTTPDaemonRig.start(in: rig.directory)
+    // Switched back before the server listened: the first answer has it.
+    #expect(try await again.send(.GET, "/v1/dnd").body.contains(#""mode":"on""#))
+    try await again.stop()
+  }
+
+  @Test func withATokenThePageAsksForItOnce() async throws {
+    let rig = try await HTTPDaemonRig.start(extraHTTP: "token_file: token") { directory in
+      try HTTPDaemonRig.writeSecret(
+        "page-secret\n", at: directory.appendingPathComponent("token").path, mode: 0o600)
+    }
+    let browser = PageBrowser(port: rig.port)
+    let first = try await browser.send(.GET, "/page")
+    #expect(first.status == 303 && first.location == "/page/login")
+    let form = try await browser.send(.GET, "/page/login")
+    let token = try #require(form.formToken)
+    let wrong = try await browser.press("/page/login", [("token", "guess")], token: token)
+    #expect(wrong.status == 401)
+    let right = try await browser.press("/page/login", [("token", "page-secret")], token: token)
+    #expect(right.status == 303 && right.location == "/page")
+    let page = try await browser.send(.GET, "/page")
+    #expect(page.status == 200 && page.body.contains("<h1>Live</h1>"))
+    #expect(try await rig.send(.GET, "/v1/status").status == 401, "the API still asks its bearer token")
+    try await browser.shutdown()
+    try await rig.stop()
+  }
+
+  @Test func thePagesEventsArriveAsTheAPIs() async throws {
+    let rig = try await HTTPDaemonRig.start()
+    let browser = PageBrowser(port: rig.port)
+    _ = try await browser.send(.GET, "/page")
+    let cookie = try #require(browser.cookie)
+    let events = EventReader(rig.base + "/page/events", headers: [("Cookie", cookie)])
+    #expect(await events.next()?.event == nil)  // the opening retry: block
+    _ = try await rig.send(.POST, "/v1/calls", body: #"{"id":"c3","name":"Bob"}"#)
+    let ringing = await events.next()
+    #expect(ringing?.event == "ringing" && ringing?.data?.contains(#""id":"c3""#) == true)
+    events.close()
+    let check = try await browser.press(
+      "/page/patterns/check", [("text", "version: 1\npatterns:\n  - name: office\n    cadance: UK\n")],
+      token: try #require(try await browser.send(.GET, "/page/patterns").formToken))
+    #expect(check.status == 200 && check.body.contains("editor:4:5: error:"), "without JavaScript, the form")
+    let history = try await browser.send(.GET, "/page/history")
+    #expect(history.status == 200 && history.body.contains("<caption>Calls, newest first</caption>"))
+    try await browser.shutdown()
+    try await rig.stop()
+  }
+}

@@ -1,0 +1,263 @@
+#!/usr/bin/env python3
+"""The page in a real browser: Debian's chromium, driven by Selenium through /usr/bin/chromedriver, against a
+daemon (`callalert run --simulate`, virtual boards) whose control socket this script uses as a phone system would.
+
+Checks, each with a bound: a call made on the socket is on the page as an alert within 1 s and gone within 1 s of
+its hangup; the page's stop, stop-all, acknowledge and do-not-disturb buttons act on the daemon (read back on the
+socket); axe-core (the axe-selenium-python wheel) finds no violation on any page, while a call rings and when not;
+the keyboard reaches the skip link first; under prefers-reduced-motion nothing moves. Screenshots of each page
+are written to the artefacts folder. Usage: check-page.py BASE_URL SOCKET ARTEFACTS
+"""
+import json
+import os
+import socket
+import sys
+import time
+
+from axe_selenium_python import Axe
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import WebDriverWait
+
+BASE, SOCKET, ARTEFACTS = sys.argv[1], sys.argv[2], sys.argv[3]
+failures = []
+passed = 0
+
+
+def check(condition, what):
+    global passed
+    if condition:
+        passed += 1
+        print(f"ok: {what}")
+    else:
+        failures.append(what)
+        print(f"FAILED: {what}")
+
+
+def control(request):
+    """One request on the daemon's control socket; its answer, parsed."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
+        client.settimeout(5)
+        client.connect(SOCKET)
+        client.sendall((json.dumps(request) + "\n").encode())
+        answer = b""
+        while not answer.endswith(b"\n"):
+            chunk = client.recv(65536)
+            if not chunk:
+                break
+            answer += chunk
+    return json.loads(answer)
+
+
+def status():
+    return control({"type": "status"})["status"]
+
+
+def until(predicate, seconds, what):
+    """Polls the daemon's state until `predicate` holds, at most `seconds`."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.02)
+    return predicate()
+
+
+def accessible(driver, name):
+    axe = Axe(driver)
+    axe.inject()
+    # Every rule the wheel's axe-core runs by default (WCAG 2.0/2.1 A and AA, and best practices); its axe-core
+    # knows no wcag22 tags, and a tag it does not know leaves axe.run's promise unresolved.
+    results = axe.run()
+    violations = results["violations"]
+    for violation in violations:
+        print(f"  axe {name}: {violation['id']}: {violation['help']} ({len(violation['nodes'])} nodes)")
+        for node in violation["nodes"][:3]:
+            print(f"    {node['target']}: {node['failureSummary']}")
+    check(not violations, f"axe-core finds no violation on {name}")
+
+
+def shot(driver, name, around=None):
+    """A screenshot of the page's top, or of the element with id `around`."""
+    driver.execute_script("document.activeElement && document.activeElement.blur(); window.scrollTo(0, 0)")
+    if around:
+        driver.execute_script("document.getElementById(arguments[0]).closest('figure, section').scrollIntoView()",
+                              around)
+    path = os.path.join(ARTEFACTS, f"{name}.png")
+    driver.save_screenshot(path)
+    print(f"screenshot: {path}")
+
+
+def button(driver, element_id):
+    return WebDriverWait(driver, 5).until(EC.element_to_be_clickable((By.ID, element_id)))
+
+
+def where(driver):
+    """Where the browser is and what it shows, for a failure's message."""
+    return f"at {driver.current_url}: {driver.find_element(By.TAG_NAME, 'main').text[:300]!r}"
+
+
+options = webdriver.ChromeOptions()
+options.binary_location = "/usr/bin/chromium"
+for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                 "--window-size=1200,1000", "--disable-extensions", "--autoplay-policy=no-user-gesture-required"]:
+    options.add_argument(argument)
+driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+driver.set_page_load_timeout(10)
+driver.set_script_timeout(30)
+try:
+    # The live view, nothing ringing.
+    driver.get(BASE + "/")
+    WebDriverWait(driver, 10).until(EC.presence_of_element_located((By.ID, "live")))
+    check(driver.current_url.endswith("/page"), "/ sends the browser to /page")
+    check(driver.title == "Live - CallAlert", f"the title when nothing rings: {driver.title!r}")
+    until(lambda: all(b["connected"] for b in status()["boards"]), 10, "boards connected")
+    driver.refresh()
+    accessible(driver, "the live view")
+    shot(driver, "live")
+
+    # The keyboard: the first Tab reaches the skip link.
+    driver.find_element(By.TAG_NAME, "body").send_keys(Keys.TAB)
+    focused = driver.switch_to.active_element
+    check(focused.get_attribute("class") == "skip", "the first Tab reaches the skip link")
+
+    # A call on the socket is an alert within 1 s, and the title says who calls.
+    WebDriverWait(driver, 5).until(EC.presence_of_element_located((By.CSS_SELECTOR, "body[data-events=open]")))
+    started = time.monotonic()
+    answer = control({"type": "call", "id": "b1", "caller": "+14155550101", "name": "Alice"})
+    check(answer.get("ok") is True, f"the call is taken: {answer}")
+    try:
+        WebDriverWait(driver, 1.0, poll_frequency=0.01).until(
+            EC.text_to_be_present_in_element((By.CSS_SELECTOR, "[role=alert]"), "Alice"))
+        shown = time.monotonic() - started
+        check(shown < 1.0, f"the call is on the page as an alert within 1 s ({shown * 1000:.0f} ms)")
+    except Exception:
+        check(False, "the call is on the page as an alert within 1 s")
+    check(driver.title.startswith("Ringing: Alice"), f"the title while it rings: {driver.title!r}")
+    accessible(driver, "the live view while a call rings")
+    shot(driver, "live-ringing")
+
+    # Its hangup takes it off within 1 s.
+    started = time.monotonic()
+    control({"type": "hangup", "id": "b1"})
+    try:
+        WebDriverWait(driver, 1.0, poll_frequency=0.01).until(
+            EC.invisibility_of_element_located((By.CSS_SELECTOR, "[role=alert]")))
+        gone = time.monotonic() - started
+        check(gone < 1.0, f"the alert is gone within 1 s of the hangup ({gone * 1000:.0f} ms)")
+    except Exception:
+        check(False, "the alert is gone within 1 s of the hangup")
+    check(driver.title == "Live - CallAlert", "the title is back")
+
+    # Stop this call, from the page.
+    control({"type": "call", "id": "b2", "name": "Bob"})
+    button(driver, "stop-0").click()
+    check(until(lambda: not status()["calls"], 2, "stopped"),
+          f"the page's Stop button stops the call on the daemon ({where(driver)})")
+
+    # Stop all.
+    control({"type": "call", "id": "b3", "name": "Carol"})
+    control({"type": "call", "id": "b4", "name": "Dave"})
+    WebDriverWait(driver, 2).until(EC.presence_of_element_located((By.ID, "stop-1")))
+    button(driver, "stop-all").click()
+    check(until(lambda: not status()["calls"], 2, "all stopped"), "Stop all stops every call on the daemon")
+
+    # Do not disturb on, from the page: a call is held back and missed; acknowledged from the page.
+    button(driver, "dnd-on").click()
+    check(until(lambda: status()["do_not_disturb"]["mode"] == "on", 2, "dnd on"),
+          "the page's do-not-disturb button switches the daemon")
+    control({"type": "call", "id": "b5", "caller": "+14155550105", "name": "Eve"})
+    check(until(lambda: any(c["id"] == "b5" for c in status()["missed"]), 2, "missed"), "a held-back call is missed")
+    WebDriverWait(driver, 2).until(EC.presence_of_element_located((By.ID, "acknowledge")))
+    accessible(driver, "the live view with a missed call")
+    shot(driver, "live-missed")
+    button(driver, "acknowledge").click()
+    check(until(lambda: not status()["missed"], 2, "acknowledged"), "the page's Acknowledge clears the missed calls")
+
+    # History: newest first, missed / all.
+    driver.get(BASE + "/page/history")
+    rows = driver.find_elements(By.CSS_SELECTOR, "tbody tr")
+    check(len(rows) >= 5 and "Eve" in rows[0].text, "the history lists the calls, newest first")
+    accessible(driver, "the history")
+    shot(driver, "history")
+    driver.find_element(By.LINK_TEXT, "Missed").click()
+    check(all("missed" in row.text for row in driver.find_elements(By.CSS_SELECTOR, "tbody tr")),
+          "the Missed filter shows missed calls only")
+    accessible(driver, "the missed calls")
+
+    # Quiet hours: switch off again.
+    driver.get(BASE + "/page/quiet")
+    accessible(driver, "quiet hours")
+    shot(driver, "quiet")
+    button(driver, "dnd-off-q").click()
+    check(until(lambda: status()["do_not_disturb"]["mode"] == "off", 2, "dnd off"), "Quiet hours' button switches off")
+
+    # Patterns: drawn as timelines, each named for a screen reader.
+    driver.get(BASE + "/page/patterns")
+    drawings = driver.find_elements(By.CSS_SELECTOR, "figure.pattern svg[role=img]")
+    check(len(drawings) >= 12, f"the built-in patterns are drawn ({len(drawings)})")
+    accessible(driver, "the patterns")
+    shot(driver, "patterns")
+
+    # A pattern played in the browser: the words follow the steps; a second click stops it.
+    button(driver, "play-1000").click()
+    try:
+        WebDriverWait(driver, 3).until(EC.text_to_be_present_in_element((By.ID, "now-1000"), "Buzzer"))
+        check(True, "Play sounds a pattern and says its steps as it goes")
+    except Exception:
+        check(False, f"Play says the pattern's steps ({driver.find_element(By.ID, 'now-1000').text!r})")
+    shot(driver, "pattern-playing", around="now-1000")
+    button(driver, "play-1000").click()
+    check(driver.find_element(By.ID, "now-1000").text == "Not playing.", "a second click stops it")
+
+    # The pattern editor: a mistake typed is shown at its line and column as one types (patterns check's words).
+    editor = driver.find_element(By.ID, "pattern-text")
+    editor.clear()
+    editor.send_keys("version: 1\npatterns:\n  - name: office\n    cadance: UK\n")
+    try:
+        WebDriverWait(driver, 3).until(EC.text_to_be_present_in_element((By.ID, "pattern-result"), "editor:4:5: error"))
+        check(True, "the editor shows the diagnostic at its line and column as one types")
+    except Exception:
+        check(False, f"the editor shows the diagnostic at its line and column ({driver.find_element(By.ID, 'pattern-result').text!r})")
+    accessible(driver, "the pattern editor with a diagnostic")
+    shot(driver, "pattern-editor", around="pattern-result")
+
+    # A test ring on a chosen board, from the patterns page; stopped on the live view it lands on.
+    from selenium.webdriver.support.ui import Select
+    Select(driver.find_element(By.ID, "test-board")).select_by_visible_text("bed shaker")
+    Select(driver.find_element(By.ID, "test-pattern")).select_by_visible_text("US")
+    button(driver, "test-ring").click()
+    check(until(lambda: any(c["id"].startswith("test-ring") and c["playing_on"] == ["bed shaker"]
+                            for c in status()["calls"]), 2, "test ring"),
+          "the test ring plays on the chosen board only")
+    button(driver, "stop-all").click()
+    check(until(lambda: not status()["calls"], 2, "test ring stopped"), "and Stop all ends it")
+
+    # Setup: the boards, the sources of calls, the history.
+    driver.get(BASE + "/page/setup")
+    check("bed shaker" in driver.find_element(By.TAG_NAME, "main").text, "the setup page lists the boards")
+    button(driver, "run-doctor").click()
+    WebDriverWait(driver, 30).until(EC.presence_of_element_located((By.ID, "doctor-findings")))
+    found = driver.find_element(By.ID, "doctor-findings").text
+    check("daemon" in found and "config" in found, "the setup page runs callalert doctor's checks and lists them")
+    accessible(driver, "the setup with the doctor's findings")
+    shot(driver, "setup")
+
+    # Reduced motion: a ringing board's motor does not move.
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia",
+                           {"features": [{"name": "prefers-reduced-motion", "value": "reduce"}]})
+    driver.get(BASE + "/page")
+    control({"type": "call", "id": "b6", "name": "Frank"})
+    WebDriverWait(driver, 2).until(EC.presence_of_element_located((By.CSS_SELECTOR, ".motor.on")))
+    animation = driver.execute_script(
+        "return getComputedStyle(document.querySelector('.motor.on')).animationName")
+    check(animation == "none", f"under prefers-reduced-motion the motor does not move ({animation})")
+    control({"type": "hangup", "id": "b6"})
+finally:
+    driver.quit()
+
+print(f"check-page: {passed} passed, {len(failures)} failed")
+sys.exit(1 if failures else 0)
