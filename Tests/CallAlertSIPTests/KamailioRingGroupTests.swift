@@ -39,11 +39,11 @@ struct KamailioRingGroupTests {
         "127.0.0.1:\(proxyPort)",
       ])
     let id = try await rig.ringingCall()
-    #expect(await rig.boardSounds())
+    #expect(await rig.boardSounds(), "\(rig.log.all.suffix(40)) events: \(rig.lines.suffix(10))")
     let ringing = try #require(rig.lines.last)
     #expect(ringing.contains(#""caller":"+4940555666""#) && ringing.contains(#""name":"Bob""#), "\(ringing)")
     #expect(await rig.event(#""event":"stopped""#, #""reason":"answered""#, id) != nil)
-    #expect(await rig.boardFallsSilent())
+    #expect(await rig.boardFallsSilent(), "\(rig.log.all.suffix(40))")
     let called = await caller.result()
     #expect(called.status == 0 && !called.killed, "\(called.output)")
     if called.status != 0 { print(proxy.output) }
