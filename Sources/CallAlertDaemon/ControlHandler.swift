@@ -21,6 +21,8 @@ struct ControlHandler<C: Clock>: Sendable where C.Duration == Duration {
   var mqtt: MQTTBridge? = nil
   /// The SIP ring extensions' entries for `status`.
   var sip: (@Sendable () -> [StatusReport.Source])? = nil
+  /// What the add-ons add: their `status` entries, the answer to `pair`.
+  var addOns: DaemonAddOnHooks? = nil
 
   /// Answers one request; `source` and `lineNumber` name where it came from, for logs and id-less pushes.
   func handle(_ request: ControlRequest, source: String, lineNumber: Int) async -> ControlResponse {
@@ -54,10 +56,14 @@ struct ControlHandler<C: Clock>: Sendable where C.Duration == Duration {
       report.sources = await bridges?.health()
       if let mqtt { report.sources = (report.sources ?? []) + [await mqtt.status()] }
       if let sip { report.sources = (report.sources ?? []) + sip() }
+      if let added = await addOns?.sources(), !added.isEmpty { report.sources = (report.sources ?? []) + added }
       return .status(report)
     case .history(let missedOnly, let limit):
       // Never ok while records wait in memory or were lost: the calls read, and what is missing.
       return await history.calls(missedOnly: missedOnly, limit: limit).response
+    case .pair(let device):
+      guard let addOns else { return await DaemonAddOnHooks().pair(device) }
+      return await addOns.pair(device)
     case .reload:
       do {
         try await reloader.reload(trigger: "\(source):\(lineNumber)")
