@@ -2,6 +2,7 @@ import ArgumentParser
 import CallAlertDaemon
 import CallAlertHTTPDaemon
 import CallAlertInputs
+import CallAlertKDEConnectDaemon
 import CallAlertSerial
 import CallAlertSimulation
 import Logging
@@ -62,7 +63,7 @@ extension CallAlertCommand {
         readStandardInput: !noStdin, baudRate: port.baud, historyPath: history)
       if simulate { options.boardSource = .virtualBoards() }
       options.http = http
-      options.addOns = [.http()]
+      options.addOns = [.http(), .kdeConnect()]
       do {
         try await Daemon.run(options: options, logger: Logger(label: "callalert"))
       } catch let error as DaemonStartError {
