@@ -25,6 +25,8 @@ if [ "${CALLALERT_SKIP_PEERS:-0}" != 1 ]; then
   [ -x /usr/sbin/kamailio ] || missing+=(kamailio)
   [ -x /usr/sbin/mosquitto ] || command -v mosquitto >/dev/null 2>&1 || missing+=(mosquitto)
   command -v mosquitto_sub >/dev/null 2>&1 || missing+=(mosquitto-clients)
+  # The KDE Connect tests' scripted phone (Python's own ssl module) makes its certificate with openssl.
+  command -v openssl >/dev/null 2>&1 || missing+=(openssl)
   command -v wrk >/dev/null 2>&1 || missing+=(wrk)
 fi
 command -v swift >/dev/null 2>&1 || {
