@@ -1,5 +1,6 @@
 import CallAlertInputs
 import NIOCore
+import NIOSSL
 import NIOTLS
 
 /// One device's link once TLS runs: for protocol 8 both sides send their identity again inside TLS (the
@@ -85,7 +86,9 @@ final class KDEConnectLinkHandler: ChannelInboundHandler {
   }
 
   func errorCaught(context: ChannelHandlerContext, error: any Error) {
-    if failure == nil { failure = "\(error)" }
+    // A phone that closes without TLS's goodbye (most do) has not failed.
+    let unclean = (error as? NIOSSLError).map { if case .uncleanShutdown = $0 { true } else { false } } ?? false
+    if failure == nil && !unclean { failure = "\(error)" }
     if phase == .handshaking || phase == .awaitingIdentity {
       refuse(context, peerCertificate.refusal ?? "TLS failed: \(error)")
     } else {

@@ -4,6 +4,12 @@ import NIOPosix
 import NIOSSL
 import Synchronization
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// The sockets of the KDE Connect source: UDP announcements in and out, a TCP listener in KDE Connect's range,
 /// connections out to devices that announced themselves, and TLS on each after the identities are exchanged.
 ///
@@ -52,6 +58,16 @@ final class KDEConnectNetwork: Sendable {
     self.sink = sink
   }
 
+  // A phone that vanishes (Wi-Fi off) sends nothing: TCP's keepalive notices it in about a minute, not in
+  // Linux's default two hours, so it shows as unreachable and is linked afresh when it returns.
+  #if canImport(Glibc)
+    static let keepaliveIdle = ChannelOptions.Types.SocketOption(level: .tcp, name: .init(rawValue: TCP_KEEPIDLE))
+  #else
+    static let keepaliveIdle = ChannelOptions.Types.SocketOption(level: .tcp, name: .init(rawValue: TCP_KEEPALIVE))
+  #endif
+  static let keepaliveInterval = ChannelOptions.Types.SocketOption(level: .tcp, name: .init(rawValue: TCP_KEEPINTVL))
+  static let keepaliveProbes = ChannelOptions.Types.SocketOption(level: .tcp, name: .init(rawValue: TCP_KEEPCNT))
+
   /// Opens the UDP socket on `udpPort` and the TCP listener on the first free port of `tcpPorts`, on `host`;
   /// returns the TCP port.
   func start(host: String, udpPort: Int, tcpPorts: ClosedRange<Int>) async throws(Failure) -> Int {
@@ -76,6 +92,9 @@ final class KDEConnectNetwork: Sendable {
         let tcp = try await ServerBootstrap(group: group)
           .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
           .childChannelOption(.socketOption(.so_keepalive), value: 1)
+          .childChannelOption(Self.keepaliveIdle, value: 30)
+          .childChannelOption(Self.keepaliveInterval, value: 10)
+          .childChannelOption(Self.keepaliveProbes, value: 3)
           .childChannelInitializer { [self] channel in
             channel.eventLoop.makeCompletedFuture(withResultOf: { try self.accepted(channel) })
           }
@@ -127,6 +146,9 @@ final class KDEConnectNetwork: Sendable {
     ClientBootstrap(group: group)
       .connectTimeout(.seconds(5))
       .channelOption(.socketOption(.so_keepalive), value: 1)
+      .channelOption(Self.keepaliveIdle, value: 30)
+      .channelOption(Self.keepaliveInterval, value: 10)
+      .channelOption(Self.keepaliveProbes, value: 3)
       .connect(host: host, port: port)
       .whenComplete { result in
         switch result {
