@@ -430,7 +430,8 @@ let package = Package(
       name: "CallAlertKDEConnectTests",
       dependencies: [
         "CallAlertKDEConnect", "CallAlertKDEConnectDaemon", "CallAlertDaemon", "CallAlertSimulation",
-        "CallAlertEngine", "CallAlertInputs", "CallAlertControl", "CallAlertTestSupport",
+        "CallAlertEngine", "CallAlertInputs", "CallAlertControl", "CallAlertTestSupport", "CallAlertHTTPDaemon",
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "Clocks", package: "swift-clocks"),

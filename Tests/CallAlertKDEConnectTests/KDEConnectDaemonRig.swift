@@ -1,9 +1,12 @@
+import AsyncHTTPClient
 import CallAlertDaemon
+import CallAlertHTTPDaemon
 import CallAlertKDEConnectDaemon
 import CallAlertSimulation
 import CallAlertTestSupport
 import Foundation
 import Logging
+import NIOCore
 import ServiceLifecycle
 
 /// A daemon in this process with one virtual board (`desk`) and the KDE Connect source on loopback, on ports
@@ -11,6 +14,7 @@ import ServiceLifecycle
 struct KDEConnectDaemonRig {
   let directory: String
   let udpPort: Int
+  let httpPort: Int
   let events: LineLog
   let group: ServiceGroup
   let running: Task<Void, any Error>
@@ -28,6 +32,7 @@ struct KDEConnectDaemonRig {
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     let udpPort = LoopbackPorts.take()
     let tcpPort = LoopbackPorts.take()
+    let httpPort = LoopbackPorts.take()
     let config = """
       cap: 20s
       boards:
@@ -36,6 +41,8 @@ struct KDEConnectDaemonRig {
         path: \(directory)/control.sock
       history:
         path: \(directory)/history.sqlite
+      http:
+        listen: 127.0.0.1:\(httpPort)
       kdeconnect:
         name: CallAlert Test
         state_dir: \(directory)/kdeconnect
@@ -52,7 +59,7 @@ struct KDEConnectDaemonRig {
     var options = DaemonOptions(configPath: directory + "/config.yaml", simulate: true, readStandardInput: false)
     options.boardSource = .virtualBoards()
     let (listening, listened) = AsyncStream.makeStream(of: Int.self)
-    options.addOns = [.kdeConnect(clock: clock, onListening: { port in listened.yield(port) })]
+    options.addOns = [.http(), .kdeConnect(clock: clock, onListening: { port in listened.yield(port) })]
     var logger = Logger(label: "callalert-kdeconnect-test")
     logger.logLevel = ProcessInfo.processInfo.environment["CALLALERT_TEST_LOG"] == nil ? .warning : .debug
     let group = try await Daemon.makeServiceGroup(options: options, logger: logger, eventSink: { events.append($0) })
@@ -60,7 +67,7 @@ struct KDEConnectDaemonRig {
     var iterator = listening.makeAsyncIterator()
     _ = await iterator.next()
     let rig = KDEConnectDaemonRig(
-      directory: directory, udpPort: udpPort, group: group, running: running, events: events)
+      directory: directory, udpPort: udpPort, httpPort: httpPort, group: group, running: running, events: events)
     // A call that comes before the board rings with no board first: the board is asked for until it is there
     // (bounded; each answer is the daemon's state, not a guess at time).
     for _ in 0..<200 {
@@ -70,9 +77,13 @@ struct KDEConnectDaemonRig {
     return rig
   }
 
-  init(directory: String, udpPort: Int, group: ServiceGroup, running: Task<Void, any Error>, events: LineLog) {
+  init(
+    directory: String, udpPort: Int, httpPort: Int, group: ServiceGroup, running: Task<Void, any Error>,
+    events: LineLog
+  ) {
     self.directory = directory
     self.udpPort = udpPort
+    self.httpPort = httpPort
     self.group = group
     self.running = running
     self.events = events
@@ -80,6 +91,13 @@ struct KDEConnectDaemonRig {
 
   func request(_ line: String) async throws -> String {
     try await ControlSocketClient.request(line, path: directory + "/control.sock")
+  }
+
+  /// The HTTP API's `/metrics`, as Prometheus text.
+  func metrics() async throws -> String {
+    let response = try await HTTPClient.shared.execute(
+      HTTPClientRequest(url: "http://127.0.0.1:\(httpPort)/metrics"), timeout: .seconds(10))
+    return String(buffer: try await response.body.collect(upTo: 1 << 20))
   }
 
   /// A phone of this rig, its certificate in a folder of its own.

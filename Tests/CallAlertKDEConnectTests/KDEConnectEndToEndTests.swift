@@ -25,6 +25,11 @@ struct KDEConnectEndToEndTests {
     #expect(try await rig.request(#"{"type":"pair","device":"test phone"}"#) == #"{"ok":true}"#)
     #expect(await phone.says("paired") != nil)
     #expect(await rig.event(#""name":"Test Phone""#, #""state":"connected""#) != nil)
+    let up = try await rig.metrics().split(separator: "\n").first { line in
+      line.hasPrefix("callalert_source_up{") && line.contains(#"kind="kdeconnect""#)
+        && line.contains(#"name="Test Phone""#)
+    }
+    #expect(up?.hasSuffix(" 1.0") == true, "\(up ?? "no callalert_source_up for the phone")")
 
     // Unanswered: ringing, then the Android app's cancel ("true") and missedCall.
     phone.send("ring +4930123456 Alice")
