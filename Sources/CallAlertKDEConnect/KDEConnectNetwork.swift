@@ -120,14 +120,21 @@ final class KDEConnectNetwork: Sendable {
     try? await group.shutdownGracefully()
   }
 
-  /// Sends our identity (with the TCP port) to each address, over UDP.
-  func announce(to addresses: [SocketAddress], tcpPort: Int) {
-    guard let udp = channels.withLock({ $0.udp }) else { return }
+  /// Sends our identity (with the TCP port) to each address, over UDP, each from a socket of its own: a
+  /// datagram that cannot go (a broadcast with no network yet) closes the socket it was sent from, and must
+  /// neither close the one that listens nor keep the next address from hearing of us.
+  func announce(to addresses: [SocketAddress], tcpPort: Int, from host: String) async {
     var ours = identity
     ours.tcpPort = tcpPort
     let bytes = ours.packet(id: clock()).line
     for address in addresses {
-      udp.writeAndFlush(AddressedEnvelope(remoteAddress: address, data: ByteBuffer(bytes: bytes)), promise: nil)
+      guard
+        let sender = try? await DatagramBootstrap(group: group)
+          .channelOption(.socketOption(.so_broadcast), value: 1)
+          .bind(host: host, port: 0).get()
+      else { continue }
+      try? await sender.writeAndFlush(AddressedEnvelope(remoteAddress: address, data: ByteBuffer(bytes: bytes)))
+      try? await sender.close()
     }
   }
 

@@ -382,7 +382,14 @@ public actor KDEConnectService {
       if let address = try? SocketAddress(ipAddress: String(parts[0]), port: port) { addresses.append(address) }
     }
     while !Task.isCancelled {
-      if let network, let tcpPort { network.announce(to: addresses, tcpPort: tcpPort) }
+      // While every paired phone is linked nothing is announced: a device that hears us links anew (KDE Connect
+      // does so on every announcement), and a link replaced in the middle of a call could lose its end.
+      let everyoneHere =
+        devices.values.contains { $0.pairing.isPaired }
+        && devices.values.allSatisfy { !$0.pairing.isPaired || $0.channel != nil }
+      if let network, let tcpPort, !everyoneHere {
+        await network.announce(to: addresses, tcpPort: tcpPort, from: settings.listen)
+      }
       do { try await clock.sleep(for: .seconds(settings.announceEverySeconds)) } catch { return }
     }
   }
