@@ -20,7 +20,6 @@ public actor KDEConnectService {
     var address: String
     var pairing: KDEConnectPairing
     var refusal: String?
-    var lastConnect: Date?
     var verificationKey: String?
   }
 
@@ -40,6 +39,8 @@ public actor KDEConnectService {
   private var tracker: KDEConnectCallTracker
   private var devices: [String: Device] = [:]
   private var linkDevices: [Int: String] = [:]
+  /// When each device that announced itself was last connected to (within ``reconnectPause``).
+  private var lastAttempts: [String: Date] = [:]
   private var tcpPort: Int?
   private var network: KDEConnectNetwork?
 
@@ -47,8 +48,8 @@ public actor KDEConnectService {
   public static let maximumUnpaired = 8
   /// How long before opening the sockets is tried again.
   public static let retryPause: TimeInterval = 30
-  /// How soon a device that announced itself is connected to again.
-  public static let reconnectPause: TimeInterval = 2
+  /// How soon a device that announced itself is connected to again (KDE Connect's own pause).
+  public static let reconnectPause: TimeInterval = 0.5
 
   /// Creates the source; nothing is opened until ``run()``.
   ///
@@ -203,6 +204,7 @@ public actor KDEConnectService {
       guard let id = linkDevices.removeValue(forKey: link), var device = devices[id], device.link == link else {
         return
       }
+      lastAttempts[id] = nil  // gone: its next announcement is answered at once
       device.link = nil
       device.channel = nil
       device.pairing.linkLost()
@@ -229,10 +231,13 @@ public actor KDEConnectService {
 
   private func announced(_ theirs: KDEConnectIdentity, host: String) {
     guard theirs.deviceID != certificate.deviceID, let port = theirs.tcpPort else { return }
-    if let device = devices[theirs.deviceID] {
-      if device.channel != nil { return }
-      if let last = device.lastConnect, now().timeIntervalSince(last) < Self.reconnectPause { return }
-    }
+    if devices[theirs.deviceID]?.channel != nil { return }
+    // A device that announces itself over and over (or many that claim new ids) is not connected to each time.
+    let moment = now()
+    if let last = lastAttempts[theirs.deviceID], moment.timeIntervalSince(last) < Self.reconnectPause { return }
+    lastAttempts = lastAttempts.filter { moment.timeIntervalSince($0.value) < Self.reconnectPause }
+    guard lastAttempts.count < Self.maximumUnpaired * 4 else { return }
+    lastAttempts[theirs.deviceID] = moment
     if let pinned = trust.device(id: theirs.deviceID), theirs.protocolVersion < pinned.protocolVersion {
       report(
         KDEConnectReport(
@@ -240,10 +245,6 @@ public actor KDEConnectService {
           "refused \(theirs.deviceName): it offers protocol \(theirs.protocolVersion), older than the \(pinned.protocolVersion) it paired with"
         ))
       return
-    }
-    if var device = devices[theirs.deviceID] {
-      device.lastConnect = now()
-      devices[theirs.deviceID] = device
     }
     report(KDEConnectReport(.debug, "\(theirs.deviceName) announced itself at \(host):\(port); connecting"))
     network?.connect(to: theirs, host: host, port: port)
