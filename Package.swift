@@ -48,6 +48,15 @@ let package = Package(
     .target(name: "CallAlertProtocol", dependencies: ["CCallAlertCRC32C"], swiftSettings: strictSettings),
     .target(name: "CallAlertBoardCore", dependencies: ["CallAlertProtocol"], swiftSettings: strictSettings),
 
+    // Pure: what USB presence lights (Kuando, blink(1), Luxafor, Embrava) are sent, and the player that turns a
+    // pattern's rhythm into those reports with time passed in.
+    .target(name: "CallAlertLights", dependencies: ["CallAlertProtocol"], swiftSettings: strictSettings),
+
+    // Host: real USB lights through hidapi's hidraw backend (discovery, output and feature reports).
+    .systemLibrary(
+      name: "CHIDAPI", pkgConfig: "hidapi-hidraw", providers: [.apt(["libhidapi-dev"]), .brew(["hidapi"])]),
+    .target(name: "CallAlertHID", dependencies: ["CHIDAPI", "CallAlertLights"], swiftSettings: strictSettings),
+
     // Host: driving pure state machines against a clock (one long-lived deadline), and the retry backoff.
     .target(name: "CallAlertRuntime", swiftSettings: strictSettings),
 
@@ -92,11 +101,12 @@ let package = Package(
       swiftSettings: strictSettings),
 
     // Host: the alert engine (pure state machine), its configuration and inputs.
-    .target(name: "CallAlertEngine", dependencies: ["CallAlertProtocol"], swiftSettings: strictSettings),
+    .target(
+      name: "CallAlertEngine", dependencies: ["CallAlertProtocol", "CallAlertLights"], swiftSettings: strictSettings),
     .target(
       name: "CallAlertInputs",
       dependencies: [
-        "CallAlertEngine", "CallAlertProtocol", "CallAlertBridges", "CallAlertParsing",
+        "CallAlertEngine", "CallAlertProtocol", "CallAlertBridges", "CallAlertParsing", "CallAlertLights",
         .product(name: "Yams", package: "Yams"),
       ],
       swiftSettings: strictSettings),
@@ -125,7 +135,9 @@ let package = Package(
     // Host: the control protocol as types: requests, answers, status, the typed client; JSON only at the edge.
     .target(
       name: "CallAlertControl",
-      dependencies: ["CallAlertEngine", "CallAlertInputs", "CallAlertHistory", "CallAlertProtocol"],
+      dependencies: [
+        "CallAlertEngine", "CallAlertInputs", "CallAlertHistory", "CallAlertProtocol", "CallAlertParsing",
+      ],
       swiftSettings: strictSettings),
     .target(
       name: "CallAlertHistory",
@@ -156,7 +168,8 @@ let package = Package(
       dependencies: [
         "CallAlertEngine", "CallAlertInputs", "CallAlertControl", "CallAlertHistory", "CallAlertClient",
         "CallAlertSerial", "CallAlertTransport", "CallAlertPatterns", "CallAlertProtocol", "CallAlertRuntime",
-        "CallAlertBridges", "CallAlertMQTT", "CallAlertSIP",
+        "CallAlertBridges", "CallAlertMQTT", "CallAlertSIP", "CallAlertLights", "CallAlertHID",
+        .product(name: "SystemPackage", package: "swift-system"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "UnixSignals", package: "swift-service-lifecycle"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -204,7 +217,7 @@ let package = Package(
       name: "CallAlertSimulation",
       dependencies: [
         "CallAlertDaemon", "CallAlertVirtualBoard", "CallAlertBoardCore", "CallAlertTransport", "CallAlertEngine",
-        "CallAlertProtocol", "CallAlertInputs", "CallAlertPatterns",
+        "CallAlertProtocol", "CallAlertInputs", "CallAlertPatterns", "CallAlertLights",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ],
@@ -216,7 +229,8 @@ let package = Package(
       name: "CallAlertDoctor",
       dependencies: [
         "CallAlertInputs", "CallAlertControl", "CallAlertDaemon", "CallAlertClient", "CallAlertPatterns",
-        "CallAlertProtocol", "CallAlertTransport", "CallAlertSerial", "CallAlertBridges",
+        "CallAlertProtocol", "CallAlertTransport", "CallAlertSerial", "CallAlertBridges", "CallAlertEngine",
+        "CallAlertHID", "CallAlertLights",
       ],
       swiftSettings: strictSettings),
     .target(name: "CBuildInfo"),
@@ -228,7 +242,7 @@ let package = Package(
         "CallAlertProtocol", "CallAlertBoardCore", "CallAlertSerial", "CallAlertVirtualBoard", "CallAlertClient",
         "CallAlertDaemon", "CallAlertInputs", "CallAlertControl", "CallAlertHistory", "CallAlertEngine",
         "CallAlertPatterns", "CallAlertQemu", "CallAlertDoctor", "CallAlertTransport", "CallAlertSimulation",
-        "CallAlertHTTPDaemon", "CallAlertKDEConnectDaemon", "CBuildInfo",
+        "CallAlertHTTPDaemon", "CallAlertKDEConnectDaemon", "CBuildInfo", "CallAlertLights", "CallAlertHID",
         .product(name: "SystemPackage", package: "swift-system"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
@@ -277,6 +291,7 @@ let package = Package(
       name: "CallAlertTestSupport",
       dependencies: [
         "CTestProcess", "CallAlertVirtualBoard", "CallAlertSerial", "CallAlertTransport",
+        .product(name: "SystemPackage", package: "swift-system"),
         .product(name: "Clocks", package: "swift-clocks"), .product(name: "Logging", package: "swift-log"),
       ],
       path: "Tests/CallAlertTestSupport", swiftSettings: strictSettings),
@@ -307,6 +322,9 @@ let package = Package(
       swiftSettings: strictSettings
     ),
     .testTarget(
+      name: "CallAlertLightsTests", dependencies: ["CallAlertLights", "CallAlertProtocol"], exclude: ["Fixtures"],
+      swiftSettings: strictSettings),
+    .testTarget(
       name: "CallAlertRuntimeTests",
       dependencies: ["CallAlertRuntime", .product(name: "Clocks", package: "swift-clocks")],
       swiftSettings: strictSettings
@@ -330,7 +348,7 @@ let package = Package(
       name: "CallAlertInputsTests",
       dependencies: [
         "CallAlertInputs", "CallAlertControl", "CallAlertEngine", "CallAlertProtocol", "CallAlertBridges",
-        "CallAlertTestSupport",
+        "CallAlertTestSupport", "CallAlertLights",
       ],
       swiftSettings: strictSettings
     ),
@@ -347,7 +365,7 @@ let package = Package(
     .testTarget(
       name: "CallAlertCLITests",
       dependencies: [
-        "callalert", "CallAlertControl", "CallAlertEngine", "CallAlertInputs", "CallAlertHistory",
+        "callalert", "CallAlertControl", "CallAlertEngine", "CallAlertInputs", "CallAlertHistory", "CallAlertLights",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -366,8 +384,9 @@ let package = Package(
         "CallAlertControl", "CallAlertTestSupport", .product(name: "SystemPackage", package: "swift-system"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Clocks", package: "swift-clocks"),
-        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), "CallAlertLights",
       ],
+      exclude: ["FakeHidraw"],
       swiftSettings: strictSettings
     ),
     .testTarget(
@@ -389,7 +408,9 @@ let package = Package(
     .testTarget(
       name: "CallAlertDoctorTests",
       dependencies: [
-        "CallAlertDoctor", "CallAlertInputs", "CallAlertControl", "CallAlertProtocol", "CallAlertDaemon",
+        "CallAlertDoctor", "CallAlertLights", "CallAlertHID", "CallAlertInputs", "CallAlertControl",
+        "CallAlertProtocol",
+        "CallAlertDaemon",
         "CallAlertSerial", "CallAlertPatterns", "CallAlertEngine",
       ],
       exclude: ["Fixtures"],

@@ -1,6 +1,7 @@
 import CallAlertControl
 import CallAlertEngine
 import CallAlertInputs
+import CallAlertLights
 import CallAlertPatterns
 import CallAlertProtocol
 import CallAlertRuntime
@@ -38,6 +39,7 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
   private let recorderRoom: (@Sendable () async -> Void)?
   private var drivers: [String: BoardDriver<C>] = [:]
   private var connectors: [String: Connector]
+  private let lights: [String: LightConnection]
   private let linkTiming: LinkTiming
   private let patternTable: PatternBuild?
   private var subscribers: [UUID: AsyncStream<Published>.Continuation] = [:]
@@ -60,8 +62,10 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
   ///   - linkTiming: the boards' retransmission rules (``LinkTiming/init(baudRate:baseTimeoutMs:maxTries:)``
   ///     for a UART slower than 115 200 baud).
   ///   - patternTable: the config's pattern file, compiled: installed on every board whose table differs.
+  ///   - lights: the boards that are USB lights, by name (their patterns come from `patternTable` too).
   public init(
-    configuration: EngineConfiguration, connectors: [String: Connector], clock: C,
+    configuration: EngineConfiguration, connectors: [String: Connector], lights: [String: LightConnection] = [:],
+    clock: C,
     wallClock: @escaping @Sendable () -> Date = { Date() }, logger: Logger,
     recorder: (@Sendable (EngineEvent, Date) -> Void)? = nil, recorderRoom: (@Sendable () async -> Void)? = nil,
     linkTiming: LinkTiming = .standard, patternTable: PatternBuild? = nil
@@ -75,6 +79,7 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
     self.recorder = recorder
     self.recorderRoom = recorderRoom
     self.connectors = connectors
+    self.lights = lights
     engine = AlertEngine(configuration: configuration, now: EngineTime(monotonicMs: 0, wall: wallClock()))
   }
 
@@ -207,6 +212,16 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
         let driver = BoardDriver(
           name: name, clock: clock, logger: logger, linkTiming: linkTiming, wantedTable: patternTable, connect: connect,
           pressed: { [weak self] kind in await self?.buttonPressed(board: name, kind: kind) },
+          submit: { [weak self] input in await self?.submit(input) }, callToPlay: callToPlay)
+        drivers[name] = driver
+        group.addTask { await driver.run() }
+      }
+      for (name, light) in lights {
+        let device = LightBoard(
+          name: name, kind: light.kind, appearance: light.appearance, patternTable: patternTable?.table, clock: clock,
+          logger: logger, connect: light.open)
+        let driver = BoardDriver(
+          name: name, device: device, clock: clock, logger: logger,
           submit: { [weak self] input in await self?.submit(input) }, callToPlay: callToPlay)
         drivers[name] = driver
         group.addTask { await driver.run() }

@@ -1,4 +1,5 @@
 import CallAlertEngine
+import CallAlertLights
 import CallAlertTransport
 import ServiceLifecycle
 
@@ -14,12 +15,18 @@ public struct BoardSource: Sendable {
   public struct Boards {
     /// How to open each board's link, by board name.
     public var connectors: [String: AlertService<ContinuousClock>.Connector]
+    /// How to open each board that is a USB light, by board name.
+    public var lights: [String: LightConnection]
     /// What must run for the boards to answer.
     public var services: [any Service]
 
     /// Creates the boards' connectors and services.
-    public init(connectors: [String: AlertService<ContinuousClock>.Connector], services: [any Service] = []) {
+    public init(
+      connectors: [String: AlertService<ContinuousClock>.Connector], lights: [String: LightConnection] = [:],
+      services: [any Service] = []
+    ) {
       self.connectors = connectors
+      self.lights = lights
       self.services = services
     }
   }
@@ -32,14 +39,21 @@ public struct BoardSource: Sendable {
     self.makeBoards = makeBoards
   }
 
-  /// Real boards: each opened by its port, its serial number or discovery, at `baudRate`.
+  /// Real boards: each CallAlert board opened by its port, its serial number or discovery, at `baudRate`;
+  /// each light through hidapi, by its hidraw path, its serial number or the first of its kind.
   public static func serialPorts(baudRate: Int) -> BoardSource {
     BoardSource { boards in
       var connectors: [String: AlertService<ContinuousClock>.Connector] = [:]
+      var lights: [String: LightConnection] = [:]
       for board in boards {
-        connectors[board.name] = Daemon.connector(for: board, baudRate: baudRate)
+        if let kind = board.kind.lightKind {
+          lights[board.name] = LightConnection(
+            kind: kind, appearance: board.light, open: Daemon.lightOpener(for: board, kind: kind))
+        } else {
+          connectors[board.name] = Daemon.connector(for: board, baudRate: baudRate)
+        }
       }
-      return Boards(connectors: connectors)
+      return Boards(connectors: connectors, lights: lights)
     }
   }
 }

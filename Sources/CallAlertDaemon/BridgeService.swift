@@ -2,8 +2,10 @@ import CallAlertBridges
 import CallAlertControl
 import CallAlertEngine
 import CallAlertInputs
+import CallAlertTransport
 import Foundation
 import Logging
+import ServiceLifecycle
 
 /// The phone systems of the config's `sources:` (FRITZ!Box call monitor, Asterisk AMI): one client each,
 /// feeding the alert service, logging what each does under its name, and reporting each one's health for
@@ -11,11 +13,12 @@ import Logging
 public final class BridgeService<C: Clock>: Sendable where C.Duration == Duration {
   private let clients: [BridgeClient<C>]
 
-  /// Creates a client for each source; calls go to `service` in the order each source sent them.
+  /// Creates a client for each source; calls go to `intake`, as `source:<name>`, in the order each source
+  /// sent them.
   ///
   /// - Parameter connector: how connections are opened; TCP in the daemon.
   public init(
-    sources: [BridgeSource], region: String, service: AlertService<C>, clock: C, logger: Logger,
+    sources: [BridgeSource], region: String, intake: CallIntake<C>, clock: C, logger: Logger,
     connector: @escaping BridgeClient<C>.Connector = { host, port in
       try await TCPConnector.connect(host: host, port: port)
     }
@@ -24,15 +27,7 @@ public final class BridgeService<C: Clock>: Sendable where C.Duration == Duratio
       let name = source.name
       return BridgeClient(
         source: source, region: region, clock: clock, connector: connector,
-        deliver: { input in
-          for event in await service.submit(input, from: .bridge(name)) {
-            // Refusals are summed per source and minute by the engine, and logged so (`calls_refused`).
-            if case .ignored(let id, let reason) = event, reason != .tooManyCalls {
-              logger.info("source \(name): the engine ignored \(id): \(reason.rawValue)")
-            }
-          }
-          await service.roomForRecords()
-        },
+        deliver: { input in await intake.submit(input, from: .bridge(name)) },
         report: { report in Self.log(report, source: name, logger: logger) })
     }
   }
@@ -82,4 +77,26 @@ public final class BridgeService<C: Clock>: Sendable where C.Duration == Duratio
       logger.info("source \(source): not ringing: \(why)")
     }
   }
+}
+
+/// The phone-system sources (FRITZ!Box call monitor, Asterisk AMI): each connected, kept connected and read
+/// until the daemon stops. Made only when the config names sources.
+struct BridgeSourcesService<C: Clock>: CallSourceService where C.Duration == Duration {
+  let bridges: BridgeService<C>
+
+  /// The service for the context's `sources:`; nil when the config names none.
+  init?(_ context: CallSourceContext<C>) {
+    guard !context.configuration.sources.isEmpty else { return nil }
+    bridges = BridgeService(
+      sources: context.configuration.sources, region: context.configuration.engine.defaultRegion,
+      intake: context.intake, clock: context.clock, logger: context.logger)
+  }
+
+  func run() async throws {
+    await cancelWhenGracefulShutdown {
+      await withTaskExecutorPreference(DescriptorEventLoop.shared) { await bridges.run() }
+    }
+  }
+
+  func health() async -> [StatusReport.Source] { await bridges.health() }
 }

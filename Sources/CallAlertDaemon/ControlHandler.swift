@@ -10,17 +10,15 @@ import Logging
 /// Bad input gets an error naming the place; nothing it carried is half-applied.
 struct ControlHandler<C: Clock>: Sendable where C.Duration == Duration {
   let service: AlertService<C>
+  /// Where the requests' calls go, as the source that sent them (`socket`, `stdin`, `http`...).
+  let intake: CallIntake<C>
   let history: HistoryWriter
   let reloader: ConfigurationReloader
   let logger: Logger
   /// The configuration in force (reloads replace it).
   var configuration: DaemonConfiguration { reloader.current }
-  /// The phone-system sources, for their health in `status`.
-  var bridges: BridgeService<C>? = nil
-  /// The MQTT link, for its health in `status`.
-  var mqtt: MQTTBridge? = nil
-  /// The SIP ring extensions' entries for `status`.
-  var sip: (@Sendable () -> [StatusReport.Source])? = nil
+  /// The sources beside the control requests (SIP, phone systems, MQTT), for their health in `status`.
+  var sources: [any CallSourceService] = []
   /// What the add-ons add: their `status` entries, the answer to `pair`.
   var addOns: DaemonAddOnHooks? = nil
 
@@ -28,16 +26,14 @@ struct ControlHandler<C: Clock>: Sendable where C.Duration == Duration {
   func handle(_ request: ControlRequest, source: String, lineNumber: Int) async -> ControlResponse {
     switch request {
     case .input(let input):
-      let events = await service.submit(input, from: CallSource(controlSource: source))
-      await service.roomForRecords()  // the history's back-pressure: the answer waits, not the ring
+      let events = await intake.submit(input, from: CallSource(controlSource: source))
       return answer(RequestOutcome.of(input, events: events), source, lineNumber)
     case .push(let document):
       do {
         let push = try PushPayload.read(document, rules: configuration.pushRules, receivedAt: Date())
         // Id-less calls are matched per input, across the socket's connections (`socket#3` is `socket`).
         let input = String(source.prefix { $0 != "#" })
-        let outcome = await service.submit(push, source: input)
-        await service.roomForRecords()
+        let outcome = await intake.submit(push, source: input)
         return answer(outcome, source, lineNumber)
       } catch {
         logger.notice("rejected push \(error)")
@@ -53,9 +49,7 @@ struct ControlHandler<C: Clock>: Sendable where C.Duration == Duration {
       var report = StatusReport(
         snapshot, boardInfos: infos, boardLinks: links, boardProblems: problems, boardPorts: ports,
         history: history.health)
-      report.sources = await bridges?.health()
-      if let mqtt { report.sources = (report.sources ?? []) + [await mqtt.status()] }
-      if let sip { report.sources = (report.sources ?? []) + sip() }
+      for source in sources { report.sources = (report.sources ?? []) + (await source.health()) }
       if let added = await addOns?.sources(), !added.isEmpty { report.sources = (report.sources ?? []) + added }
       return .status(report)
     case .history(let missedOnly, let limit):

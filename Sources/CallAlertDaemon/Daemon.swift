@@ -144,7 +144,8 @@ public enum Daemon {
     let connectors = boards.connectors
     let logger = logger
     let service = AlertService(
-      configuration: configuration.engine, connectors: connectors, clock: ContinuousClock(), logger: logger,
+      configuration: configuration.engine, connectors: connectors, lights: boards.lights, clock: ContinuousClock(),
+      logger: logger,
       recorder: { event, at in writer.record(event, at: at) },
       recorderRoom: { if writer.isBehind { await writer.waitForRoom() } },
       linkTiming: options.simulate ? .standard : LinkTiming(baudRate: options.baudRate), patternTable: patternTable)
@@ -153,20 +154,19 @@ public enum Daemon {
     let reloader = ConfigurationReloader(configuration, options: options, logger: logger) { reloaded in
       await service.reconfigure(reloaded.engine)
     }
-    let bridges = BridgeService(
-      sources: configuration.sources, region: configuration.engine.defaultRegion, service: service,
-      clock: ContinuousClock(), logger: logger)
-    let mqtt = MQTTBridge.make(configuration, service: service, patterns: patternTable, logger: logger)
-    let sip = SIPService(
-      configuration: configuration, service: service, clock: ContinuousClock(), logger: logger,
-      announce: { [format = configuration.eventsFormat] source in
-        let line = source.eventLine(format: format, at: Date())
-        if let eventSink { eventSink(line) } else { printer?.print(line) }
-      })
+    let intake = CallIntake(service: service, logger: logger)
+    let sources = CallSources.all(
+      in: CallSourceContext(
+        configuration: configuration, intake: intake, service: service, patterns: patternTable,
+        clock: ContinuousClock(), logger: logger,
+        announce: { [format = configuration.eventsFormat] source in
+          let line = source.eventLine(format: format, at: Date())
+          if let eventSink { eventSink(line) } else { printer?.print(line) }
+        }))
     let addOnHooks = DaemonAddOnHooks()
     let handler = ControlHandler(
-      service: service, history: writer, reloader: reloader, logger: logger, bridges: bridges, mqtt: mqtt,
-      sip: sip?.sources, addOns: addOnHooks)
+      service: service, intake: intake, history: writer, reloader: reloader, logger: logger, sources: sources,
+      addOns: addOnHooks)
     let endpoint = ControlLineEndpoint(handle: handler.handle, logger: logger)
     let events = await service.subscribe()
 
@@ -176,19 +176,16 @@ public enum Daemon {
       await endpoint.answer(line, lineNumber: number, source: source).line
     }
     var services = boards.services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) }
-    if !configuration.sources.isEmpty {
-      // Only with sources: a service that returned at once could race a shutdown begun just then, which the
-      // group reports as a service that finished unexpectedly.
-      services.append(.init(service: BridgeSourcesService(bridges: bridges), successTerminationBehavior: .ignore))
-    }
-    if let sip { services.append(.init(service: sip, successTerminationBehavior: .ignore)) }
     services += [
       .init(service: AlertServiceRunner(service: service, history: writer, locks: locks, logger: logger)),
       .init(service: ControlSocketService(server: server, handler: handle)),
       .init(service: EventPrinterService(events: events, reloader: reloader, printer: printer, eventSink: eventSink)),
       .init(service: HangupReloadService(hangups: hangups, reloader: reloader)),
     ]
-    services += mqttService(mqtt)  // only with `mqtt:` in the config
+    // The sources stop before the engine (last to first), so no call comes in while it stops. Only those the
+    // config asks for are made: a service that returned at once could race a shutdown begun just then, which
+    // the group reports as a service that finished unexpectedly.
+    services += sources.map { .init(service: $0, successTerminationBehavior: .ignore) }
     if options.readStandardInput {
       services.append(.init(service: StandardInputService(endpoint: endpoint), successTerminationBehavior: .ignore))
     }

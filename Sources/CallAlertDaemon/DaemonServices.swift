@@ -69,18 +69,6 @@ struct EventPrinterService: Service {
   }
 }
 
-/// The phone-system sources (FRITZ!Box call monitor, Asterisk AMI): each connected, kept connected and read
-/// until the daemon stops. Added to the group only when the config names sources.
-struct BridgeSourcesService<C: Clock>: Service where C.Duration == Duration {
-  let bridges: BridgeService<C>
-
-  func run() async throws {
-    await cancelWhenGracefulShutdown {
-      await withTaskExecutorPreference(DescriptorEventLoop.shared) { await bridges.run() }
-    }
-  }
-}
-
 /// `systemctl reload` sends SIGHUP: the config file is read again; systemd hears RELOADING=1, then READY=1
 /// once the file was handled (a refused file is logged by the reloader and the running config stays).
 struct HangupReloadService: Service {

@@ -17,6 +17,9 @@ import ServiceLifecycle
 /// the control socket), and once per keepalive as a safety net; it is published only when it changed.
 public actor MQTTBridge {
   private let settings: MQTTSettings
+  /// Where its calls go, as `mqtt`.
+  private let intake: CallIntake<ContinuousClock>
+  /// The engine, for what MQTT does besides calls: do-not-disturb, acknowledgements, the shared state.
   private let service: AlertService<ContinuousClock>
   private let logger: Logger
   private let tones: [String]
@@ -38,21 +41,21 @@ public actor MQTTBridge {
   /// The boards (with firmware) the discovery configs describe: announced again when a firmware shows up.
   private var announcedBoards: [HomeAssistantDiscovery.Board] = []
 
-  /// The bridge for `configuration`'s `mqtt:` section; nil without one.
-  static func make(
-    _ configuration: DaemonConfiguration, service: AlertService<ContinuousClock>, patterns: PatternBuild?,
-    logger: Logger
-  ) -> MQTTBridge? {
-    guard let settings = configuration.mqtt else { return nil }
-    let tones = (patterns?.file.patterns.map(\.name) ?? []) + BuiltInPatterns.names
+  /// The bridge for the context's `mqtt:` section; nil without one.
+  static func make(_ context: CallSourceContext<ContinuousClock>) -> MQTTBridge? {
+    guard let settings = context.configuration.mqtt else { return nil }
+    let tones = (context.patterns?.file.patterns.map(\.name) ?? []) + BuiltInPatterns.names
     return MQTTBridge(
-      settings: settings, service: service, tones: tones, capMs: configuration.engine.capMs, logger: logger)
+      settings: settings, intake: context.intake, service: context.service, tones: tones,
+      capMs: context.configuration.engine.capMs, logger: context.logger)
   }
 
   init(
-    settings: MQTTSettings, service: AlertService<ContinuousClock>, tones: [String], capMs: UInt64, logger: Logger
+    settings: MQTTSettings, intake: CallIntake<ContinuousClock>, service: AlertService<ContinuousClock>,
+    tones: [String], capMs: UInt64, logger: Logger
   ) {
     self.settings = settings
+    self.intake = intake
     self.service = service
     self.tones = tones
     self.capMs = capMs
@@ -217,13 +220,7 @@ public actor MQTTBridge {
       logger.debug("mqtt: \(message.topic) again (redelivered or retained): already handled")
       return
     }
-    // Refusals are summed per source and minute by the engine, and logged so (`calls_refused`).
-    for event in await service.submit(input, from: .mqtt) {
-      if case .ignored(let id, let reason) = event, reason != .tooManyCalls {
-        logger.info("mqtt: the engine ignored \(id): \(reason.rawValue)")
-      }
-    }
-    await service.roomForRecords()
+    await intake.submit(input, from: .mqtt)
   }
 
   private func hostCommand(_ command: MQTTTopics.HostCommand, _ payload: [UInt8]) async {
@@ -367,19 +364,19 @@ public actor MQTTBridge {
   }
 }
 
-/// The MQTT link (`mqtt:` in the config): added to the group only when configured.
-struct MQTTService: Service {
+/// The MQTT link (`mqtt:` in the config) as a source of calls: made only when configured.
+struct MQTTService: CallSourceService {
   let bridge: MQTTBridge
+
+  /// The service for the context's `mqtt:` section; nil without one.
+  init?(_ context: CallSourceContext<ContinuousClock>) {
+    guard let bridge = MQTTBridge.make(context) else { return nil }
+    self.bridge = bridge
+  }
 
   func run() async throws {
     await cancelWhenGracefulShutdown { await bridge.run() }
   }
-}
 
-extension Daemon {
-  /// The MQTT service for `configuration`, if it has an `mqtt:` section.
-  static func mqttService(_ bridge: MQTTBridge?) -> [ServiceGroupConfiguration.ServiceConfiguration] {
-    guard let bridge else { return [] }
-    return [.init(service: MQTTService(bridge: bridge))]
-  }
+  func health() async -> [StatusReport.Source] { [await bridge.status()] }
 }

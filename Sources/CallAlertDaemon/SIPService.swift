@@ -7,28 +7,25 @@ import Logging
 import ServiceLifecycle
 import Synchronization
 
-/// The config's SIP ring extensions (`sip: accounts:`, docs/SIP.md) as a named service: each account
-/// registered and kept registered, its INVITEs ringing the boards through the alert service, its health in
-/// `callalert status` (kind `sip`) and what it does in the log under its name. Added to the group only when
-/// the config has accounts.
-struct SIPService<C: Clock>: Service where C.Duration == Duration {
+/// The config's SIP ring extensions (`sip: accounts:`, docs/SIP.md) as a named source of calls: each account
+/// registered and kept registered, its INVITEs handed to the intake as `sip:<account>`, its health in
+/// `callalert status` (kind `sip`) and what it does in the log under its name. Made only when the config has
+/// accounts.
+struct SIPService<C: Clock>: CallSourceService where C.Duration == Duration {
   let extensions: SIPRingExtension<C>
 
-  /// The service for the config's accounts; nil when it has none.
-  ///
-  /// - Parameter announce: told an account's entry each time its state changes (registered, failing...), for an
-  ///   event line beside the engine's events.
-  init?(
-    configuration: DaemonConfiguration, service: AlertService<C>, clock: C, logger: Logger,
-    announce: (@Sendable (StatusReport.Source) -> Void)? = nil
-  ) {
+  /// The service for the context's accounts; nil when the config has none. Each change of an account's state
+  /// is announced (an event line beside the engine's events).
+  init?(_ context: CallSourceContext<C>) {
+    let configuration = context.configuration
     guard !configuration.sipAccounts.isEmpty else { return nil }
+    let (intake, logger, announce) = (context.intake, context.logger, context.announce)
     // Every change of an account's state is followed by a report (a log line), so the states are compared
     // there; the extension is only known once made, hence the holder.
     let made = Mutex<SIPRingExtension<C>?>(nil)
     let lastStates = Mutex<[String: String]>([:])
     let announceChanges: @Sendable () -> Void = {
-      guard let announce, let extensions = made.withLock({ $0 }) else { return }
+      guard let extensions = made.withLock({ $0 }) else { return }
       let changed = lastStates.withLock { last in
         Self.sources(of: extensions).filter { source in
           defer { last[source.name] = source.state }
@@ -39,16 +36,8 @@ struct SIPService<C: Clock>: Service where C.Duration == Duration {
     }
     extensions = SIPRingExtension(
       accounts: configuration.sipAccounts, region: configuration.engine.defaultRegion,
-      ringLimit: .milliseconds(Int64(clamping: configuration.engine.capMs)), clock: clock,
-      deliver: { input in
-        for event in await service.submit(input) {
-          // Refusals are summed per source and minute by the engine, and logged so (`calls_refused`).
-          if case .ignored(let id, let reason) = event, reason != .tooManyCalls {
-            logger.info("sip: the engine ignored \(id): \(reason.rawValue)")
-          }
-        }
-        await service.roomForRecords()
-      },
+      ringLimit: .milliseconds(Int64(clamping: configuration.engine.capMs)), clock: context.clock,
+      deliver: { input, source in await intake.submit(input, from: source) },
       report: { report in
         Self.log(report, logger: logger)
         announceChanges()
@@ -61,7 +50,7 @@ struct SIPService<C: Clock>: Service where C.Duration == Duration {
   }
 
   /// Each account's entry for `status`.
-  @Sendable func sources() -> [StatusReport.Source] { Self.sources(of: extensions) }
+  func health() async -> [StatusReport.Source] { Self.sources(of: extensions) }
 
   private static func sources(of extensions: SIPRingExtension<C>) -> [StatusReport.Source] {
     extensions.health().map { entry in

@@ -13,6 +13,9 @@ extension Doctor {
     _ board: AlertBoard, configuration: DaemonConfiguration, daemon: StatusReport?, udevRuleInstalled: Bool
   ) async -> [DoctorFinding] {
     let prefix = "board \(board.name)"
+    if let kind = board.kind.lightKind {
+      return lightFindings(board, kind: kind, daemon: daemon, udevRuleInstalled: udevRuleInstalled)
+    }
     // The daemon holds the port: what it knows is the answer, and probing would only disturb it.
     if let held = daemon?.boards.first(where: { $0.name == board.name && $0.connected }) {
       var findings = [
@@ -143,8 +146,11 @@ extension Doctor {
         + "flashing, then run `callalert doctor` again; see docs/HARDWARE.md")
   }
 
-  /// Whether this user may open the port, and if not, why (the group, the udev rule, a login seat).
-  func accessFinding(_ check: String, path: String, udevRuleInstalled: Bool) -> DoctorFinding {
+  /// Whether this user may open the port (or a light's hidraw node: `subsystem` hidraw), and if not, why (the
+  /// group, the udev rule, a login seat).
+  func accessFinding(
+    _ check: String, path: String, udevRuleInstalled: Bool, subsystem: String = "tty", device: String = "board"
+  ) -> DoctorFinding {
     guard let facts = system.facts(path) else {
       return DoctorFinding(check, .error, "\(path) does not exist")
     }
@@ -157,7 +163,7 @@ extension Doctor {
       fixes.append(
         "install the udev rule, which gives the logged-in user access (`sudo make install`, or sudo cp "
           + "packaging/udev/70-callalert.rules /etc/udev/rules.d/ && sudo udevadm control --reload "
-          + "&& sudo udevadm trigger --subsystem-match=tty), then replug the board")
+          + "&& sudo udevadm trigger --subsystem-match=\(subsystem)), then replug the \(device)")
     }
     if inGroup {
       fixes.append(

@@ -27,7 +27,7 @@ extension Doctor {
     let fix =
       "install it: `sudo make install` (or the package) puts 70-callalert.rules in udev's rules folder; by hand: "
       + "sudo cp packaging/udev/70-callalert.rules /etc/udev/rules.d/ && sudo udevadm control --reload "
-      + "&& sudo udevadm trigger --subsystem-match=tty, then replug the board"
+      + "&& sudo udevadm trigger --subsystem-match=tty --subsystem-match=hidraw, then replug the board (or light)"
     var findings: [DoctorFinding] = []
     let grantsAccess = rules.contains { $0.outcome.tags.contains("uaccess") || $0.outcome.group != nil }
     let ignoredByModemManager = rules.contains { $0.outcome.properties["ID_MM_DEVICE_IGNORE"] == "1" }

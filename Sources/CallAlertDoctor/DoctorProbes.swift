@@ -2,6 +2,7 @@ import CallAlertBridges
 import CallAlertClient
 import CallAlertControl
 import CallAlertDaemon
+import CallAlertHID
 import CallAlertProtocol
 import CallAlertSerial
 import CallAlertTransport
@@ -37,6 +38,8 @@ public struct DoctorProbes: Sendable {
     @Sendable (_ host: String, _ port: Int, _ timeout: Duration) async -> Result<Void, ProbeFailure>
   /// Whether an AMI secret file may be used: there, its owner's only (0600 or 0400), with a secret in it.
   public var checkSecretFile: @Sendable (_ path: String) -> Result<Void, ProbeFailure>
+  /// The USB lights hidapi finds.
+  public var listLights: @Sendable () -> [HIDLightInfo]
 
   /// Why a board did not answer.
   public struct ProbeFailure: Error, Equatable, Sendable {
@@ -52,8 +55,10 @@ public struct DoctorProbes: Sendable {
     listPorts: @escaping @Sendable () -> [SerialPortInfo],
     probeBoard: @escaping @Sendable (String) async -> Result<BoardInfo, ProbeFailure>,
     connectTCP: @escaping @Sendable (String, Int, Duration) async -> Result<Void, ProbeFailure>,
-    checkSecretFile: @escaping @Sendable (String) -> Result<Void, ProbeFailure>
+    checkSecretFile: @escaping @Sendable (String) -> Result<Void, ProbeFailure>,
+    listLights: @escaping @Sendable () -> [HIDLightInfo] = { HIDLights.discover() }
   ) {
+    self.listLights = listLights
     self.daemonStatus = daemonStatus
     self.listPorts = listPorts
     self.probeBoard = probeBoard

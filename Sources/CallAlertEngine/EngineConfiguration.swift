@@ -1,3 +1,4 @@
+import CallAlertLights
 import CallAlertProtocol
 import Foundation
 
@@ -51,13 +52,25 @@ public struct AlertBoard: Equatable, Sendable {
   public var serialNumber: String?
   /// Play with the buzzer muted on this board always (a bed shaker has none, or should not wake others).
   public var vibrateOnly: Bool
+  /// A CallAlert board on a serial port, or a USB light.
+  public var kind: BoardKind
+  /// How a light shows calls; unused by a CallAlert board.
+  public var light: LightAppearance
+  /// Where a virtual light (`run --simulate`) records every report it receives, as JSON lines; nil: nowhere.
+  public var timeline: String?
 
   /// Creates a board entry.
-  public init(name: String, port: String? = nil, serialNumber: String? = nil, vibrateOnly: Bool = false) {
+  public init(
+    name: String, port: String? = nil, serialNumber: String? = nil, vibrateOnly: Bool = false,
+    kind: BoardKind = .serial, light: LightAppearance = LightAppearance(), timeline: String? = nil
+  ) {
+    self.timeline = timeline
     self.name = name
     self.port = port
     self.serialNumber = serialNumber
     self.vibrateOnly = vibrateOnly
+    self.kind = kind
+    self.light = light
   }
 }
 

@@ -174,7 +174,13 @@ struct ConfigParser {
         valid = false
         continue
       }
-      checkKeys(fields, allowed: ["name", "port", "serial", "vibrate_only"], path)
+      checkKeys(
+        fields,
+        allowed: [
+          "name", "kind", "port", "serial", "vibrate_only", "color", "ringtone", "volume", "indicator_color",
+          "patterns", "timeline",
+        ],
+        path)
       guard let nameNode = fields.value("name") else {
         error(item, path, "a board needs 'name:' (used in rules, events and status)")
         valid = false
@@ -215,6 +221,7 @@ struct ConfigParser {
           valid = false
         }
       }
+      if !lightFields(fields, path, into: &board) { valid = false }
       if board.port == nil && board.serialNumber == nil && fields.value("port") == nil { board.port = "auto" }
       boards.append(board)
     }

@@ -1,5 +1,6 @@
 import CMosquitto
 import Foundation
+import Synchronization
 
 /// One connection to an MQTT broker through libmosquitto, whose own network thread (`mosquitto_loop_start`)
 /// owns the socket: it sleeps in `select` until the broker sends something or the keepalive is due (idle
@@ -17,8 +18,18 @@ public final class MQTTConnection: @unchecked Sendable {
   private let lock = NSLock()
   private var closed = false
 
-  /// What the library reports, in order: connections, losses, messages.
-  public let events: AsyncStream<MQTTConnectionEvent>
+  /// What the library reports, in order: connections, losses, messages. At most
+  /// ``MQTTConnection/queuedMessages`` messages wait here: past that, libmosquitto's thread waits until one
+  /// is taken, so the socket is not read and the broker holds the rest (under its own `max_queued_messages`)
+  /// instead of this process dropping them. A message is never dropped here: a QoS 1 message libmosquitto
+  /// acknowledged to the broker and then lost would vanish without a trace.
+  public let events: MQTTConnectionEvents
+
+  /// How many received messages may wait for their reader.
+  public static let queuedMessages = 4_096
+
+  /// How many received messages wait for their reader now (at most ``queuedMessages``).
+  public var waitingMessages: Int { sink.takeUnretainedValue().waiting.load(ordering: .relaxed) }
 
   /// The part of the config the connection needs (the password already read from its file).
   public struct MQTTSettingsView: Sendable {
@@ -58,10 +69,40 @@ public final class MQTTConnection: @unchecked Sendable {
     }
   }
 
-  /// Receives libmosquitto's callbacks on its thread and forwards them.
+  /// Receives libmosquitto's callbacks on its thread and forwards them; a message waits for room.
   final class Sink: Sendable {
     let continuation: AsyncStream<MQTTConnectionEvent>.Continuation
+    /// Signalled when the reader takes a message (``MQTTConnectionEvents``) or the connection closes. A
+    /// condition, not a semaphore: libdispatch traps when a semaphore below its starting value is freed,
+    /// which a connection closed with messages taken is.
+    let room = NSCondition()
+    /// Set when the connection closes: a message waiting for room gives up, so the thread can stop.
+    let closing = Atomic(false)
+    /// Messages queued and not yet taken.
+    let waiting = Atomic(0)
+
     init(_ continuation: AsyncStream<MQTTConnectionEvent>.Continuation) { self.continuation = continuation }
+
+    /// Waits (on libmosquitto's thread) until a message may be queued, and counts it; false when the
+    /// connection closes first.
+    func waitForRoom() -> Bool {
+      room.lock()
+      defer { room.unlock() }
+      while waiting.load(ordering: .relaxed) >= MQTTConnection.queuedMessages {
+        if closing.load(ordering: .acquiring) { return false }
+        _ = room.wait(until: Date(timeIntervalSinceNow: 0.1))  // the closing flag is looked at again
+      }
+      waiting.add(1, ordering: .relaxed)
+      return true
+    }
+
+    /// The reader took a message: its place goes back to libmosquitto's thread.
+    func taken() {
+      room.lock()
+      waiting.subtract(1, ordering: .relaxed)
+      room.signal()
+      room.unlock()
+    }
   }
 
   private static let initialised: Bool = {
@@ -75,10 +116,10 @@ public final class MQTTConnection: @unchecked Sendable {
   public init(_ settings: MQTTSettingsView) throws(MQTTError) {
     _ = Self.initialised
     self.settings = settings
-    let (stream, continuation) = AsyncStream.makeStream(
-      of: MQTTConnectionEvent.self, bufferingPolicy: .bufferingNewest(4_096))
-    events = stream
+    // Unbounded as a buffer, bounded by the sink's room: messages wait for it, the few connection events not.
+    let (stream, continuation) = AsyncStream.makeStream(of: MQTTConnectionEvent.self)
     let sink = Unmanaged.passRetained(Sink(continuation))
+    events = MQTTConnectionEvents(stream: stream, sink: sink.takeUnretainedValue())
     guard let handle = mosquitto_new(settings.clientID, false, sink.toOpaque()) else {
       sink.release()
       throw MQTTError("libmosquitto could not create a client: \(String(cString: strerror(errno)))")
@@ -124,6 +165,7 @@ public final class MQTTConnection: @unchecked Sendable {
     mosquitto_message_callback_set(handle) { _, context, message in
       guard let context, let message, let topic = message.pointee.topic else { return }
       let sink = Unmanaged<Sink>.fromOpaque(context).takeUnretainedValue()
+      guard sink.waitForRoom() else { return }
       let count = Int(message.pointee.payloadlen)
       let payload: [UInt8] =
         count > 0 && message.pointee.payload != nil
@@ -170,6 +212,11 @@ public final class MQTTConnection: @unchecked Sendable {
       return !closed
     }
     guard first else { return }
+    let waiting = sink.takeUnretainedValue()
+    waiting.closing.store(true, ordering: .releasing)
+    waiting.room.lock()
+    waiting.room.broadcast()  // a message waiting for room gives up now
+    waiting.room.unlock()
     mosquitto_disconnect(handle)
     mosquitto_loop_stop(handle, false)
     mosquitto_destroy(handle)
@@ -224,4 +271,28 @@ public struct MQTTError: Error, CustomStringConvertible, Sendable {
 
   /// Creates an error.
   public init(_ description: String) { self.description = description }
+}
+
+/// The connection's events, in order; taking a message gives its place back to libmosquitto's thread.
+public struct MQTTConnectionEvents: AsyncSequence, Sendable {
+  /// A connection, a loss, a message.
+  public typealias Element = MQTTConnectionEvent
+  let stream: AsyncStream<MQTTConnectionEvent>
+  let sink: MQTTConnection.Sink
+
+  /// An iterator; the connection has one reader.
+  public func makeAsyncIterator() -> Iterator { Iterator(base: stream.makeAsyncIterator(), sink: sink) }
+
+  /// Reads the events one at a time.
+  public struct Iterator: AsyncIteratorProtocol {
+    var base: AsyncStream<MQTTConnectionEvent>.Iterator
+    let sink: MQTTConnection.Sink
+
+    /// The next event; nil once the connection closed.
+    public mutating func next() async -> MQTTConnectionEvent? {
+      let event = await base.next()
+      if case .message = event { sink.taken() }
+      return event
+    }
+  }
 }

@@ -43,7 +43,7 @@ public final class SIPRingExtension<C: Clock>: Sendable where C.Duration == Dura
   private let clock: C
   /// The tracker's `now` is milliseconds since this instant.
   private let start: C.Instant
-  private let deliver: @Sendable (EngineInput) async -> Void
+  private let deliver: @Sendable (EngineInput, CallSource) async -> Void
   private let report: @Sendable (Report) -> Void
   private let slots: Mutex<[Slot]>
 
@@ -51,11 +51,12 @@ public final class SIPRingExtension<C: Clock>: Sendable where C.Duration == Dura
   ///
   /// - Parameters:
   ///   - ringLimit: how long an INVITE may ring before its final answer (480): the engine's cap.
-  ///   - deliver: takes the engine's inputs, one at a time, in the order the calls' events came.
+  ///   - deliver: takes the engine's inputs, one at a time, in the order the calls' events came, each with its
+  ///     account's source (`sip:<account>`), which the call budget counts by.
   ///   - report: takes what is worth a log line; called on the SIP thread, so it must not block.
   public init(
     accounts: [SIPAccount], region: String, ringLimit: Duration = .seconds(30), clock: C,
-    deliver: @escaping @Sendable (EngineInput) async -> Void, report: @escaping @Sendable (Report) -> Void
+    deliver: @escaping @Sendable (EngineInput, CallSource) async -> Void, report: @escaping @Sendable (Report) -> Void
   ) {
     self.accounts = accounts
     self.clock = clock
@@ -110,7 +111,7 @@ public final class SIPRingExtension<C: Clock>: Sendable where C.Duration == Dura
           verifyTLS: account.verifyTLS))
       if registrar == nil { slots.withLock { $0[index].registers = false } }
     }
-    let (inputs, inputSink) = AsyncStream.makeStream(of: EngineInput.self)
+    let (inputs, inputSink) = AsyncStream.makeStream(of: (input: EngineInput, source: CallSource).self)
     let (retries, retrySink) = AsyncStream.makeStream(of: (account: Int, delay: Duration).self)
     let (deadlines, deadlineSink) = AsyncStream.makeStream(of: (account: Int, at: UInt64).self)
     guard
@@ -140,7 +141,7 @@ public final class SIPRingExtension<C: Clock>: Sendable where C.Duration == Dura
         }
       }
       group.addTask {
-        for await input in inputs { await deliver(input) }
+        for await (input, source) in inputs { await deliver(input, source) }
       }
       group.addTask {
         await withTaskGroup(of: Void.self) { waits in
@@ -164,7 +165,8 @@ public final class SIPRingExtension<C: Clock>: Sendable where C.Duration == Dura
 
   /// A deadline of an account's tracker came: the final answers due, and the next wait.
   private func expire(
-    _ index: Int, waitFor deadline: UInt64, stack: SIPStack, inputs: AsyncStream<EngineInput>.Continuation,
+    _ index: Int, waitFor deadline: UInt64, stack: SIPStack,
+    inputs: AsyncStream<(input: EngineInput, source: CallSource)>.Continuation,
     deadlines: AsyncStream<(account: Int, at: UInt64)>.Continuation
   ) {
     let now = milliseconds()
@@ -174,7 +176,7 @@ public final class SIPRingExtension<C: Clock>: Sendable where C.Duration == Dura
       return (decision, scheduleNext(&slots[index]))
     }
     for answer in decision.finalAnswers { stack.answer(account: index, callID: answer.callID, status: answer.status) }
-    for input in decision.inputs { inputs.yield(input) }
+    for input in decision.inputs { inputs.yield((input, .sip(accounts[index].name))) }
     if let next { deadlines.yield((index, next)) }
     if let note = decision.note { say(index, .info, note) }
   }
@@ -196,7 +198,7 @@ public final class SIPRingExtension<C: Clock>: Sendable where C.Duration == Dura
 
   /// One event of the stack, on the SIP thread: the answer to an INVITE, the health, the log.
   private func handle(
-    _ event: SIPStackEvent, inputs: AsyncStream<EngineInput>.Continuation,
+    _ event: SIPStackEvent, inputs: AsyncStream<(input: EngineInput, source: CallSource)>.Continuation,
     retries: AsyncStream<(account: Int, delay: Duration)>.Continuation,
     deadlines: AsyncStream<(account: Int, at: UInt64)>.Continuation
   ) -> Int {
@@ -238,7 +240,7 @@ public final class SIPRingExtension<C: Clock>: Sendable where C.Duration == Dura
         let decision = slots[index].tracker.handle(callEvent, now: now)
         return (decision, scheduleNext(&slots[index]))
       }
-      for input in decision.inputs { inputs.yield(input) }
+      for input in decision.inputs { inputs.yield((input, .sip(accounts[index].name))) }
       if let next { deadlines.yield((index, next)) }
       if let note = decision.note {
         let refused = decision.answer.map { $0 >= 300 } == true || (decision.answer == nil && decision.inputs.isEmpty)

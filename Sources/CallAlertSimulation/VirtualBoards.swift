@@ -1,6 +1,7 @@
 import CallAlertBoardCore
 import CallAlertDaemon
 import CallAlertEngine
+import CallAlertLights
 import CallAlertTransport
 import CallAlertVirtualBoard
 import ServiceLifecycle
@@ -9,12 +10,18 @@ import Synchronization
 extension BoardSource {
   /// Every configured board as an in-process virtual board on an in-memory line, in real time: what
   /// `callalert run --simulate` hands the daemon. Each board's serial number is the configured one, else
-  /// `VB-<name>`.
+  /// `VB-<name>`. A board that is a light becomes a ``VirtualLight`` of its kind, recording its reports in its
+  /// `timeline:` file when it has one.
   public static func virtualBoards() -> BoardSource {
     BoardSource { boards in
       var connectors: [String: AlertService<ContinuousClock>.Connector] = [:]
+      var lights: [String: LightConnection] = [:]
       var services: [any Service] = []
       for board in boards {
+        if let kind = board.kind.lightKind {
+          lights[board.name] = virtualLight(board, kind: kind)
+          continue
+        }
         let (hostEnd, boardEnd) = MemoryTransport.pair(names: ("host", "virtual \(board.name)"))
         var configuration = BoardConfiguration.virtualDefault
         configuration.serial = Array((board.serialNumber ?? "VB-\(board.name)").utf8.prefix(32))
@@ -25,8 +32,20 @@ extension BoardSource {
         let handed = HandOnce(hostEnd)
         connectors[board.name] = { try handed.take() }
       }
-      return Boards(connectors: connectors, services: services)
+      return Boards(connectors: connectors, lights: lights, services: services)
     }
+  }
+
+  /// A configured light as a virtual one; a timeline that cannot be written is reported when the daemon
+  /// opens the light (its `not available` line names the file).
+  private static func virtualLight(_ board: AlertBoard, kind: LightKind) -> LightConnection {
+    let made = Result { () throws(LightDeviceError) -> VirtualLight<ContinuousClock> in
+      try VirtualLight(
+        kind: kind, name: "virtual \(kind.displayName) '\(board.name)'", timeline: board.timeline,
+        clock: ContinuousClock())
+    }
+    if case .success(let light) = made { VirtualBoards.createdLight?(board.name, light) }
+    return LightConnection(kind: kind, appearance: board.light, open: { try made.get() })
   }
 }
 
@@ -34,6 +53,8 @@ extension BoardSource {
 public enum VirtualBoards {
   /// Called with each in-process board made, by name: lets tests read its timeline.
   @TaskLocal public static var created: (@Sendable (String, VirtualBoardRunner<ContinuousClock>) -> Void)?
+  /// Called with each in-process light made, by name: lets tests read what it received.
+  @TaskLocal public static var createdLight: (@Sendable (String, VirtualLight<ContinuousClock>) -> Void)?
 }
 
 /// An in-process board's runner as a service: it runs until graceful shutdown reaches it (SIGINT, SIGTERM),

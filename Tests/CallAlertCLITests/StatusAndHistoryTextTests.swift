@@ -35,7 +35,7 @@ import Testing
     #expect(StatusText.lines(of: report).contains("  c2 Alice +441632960961: 12 s left on desk, bed"))
   }
 
-  /// A call's source (the call budget's, issue 34) is said after its boards.
+  /// A call's source (the call budget's) is said after its boards.
   @Test func aCallNamesItsSource() throws {
     let report = try status(
       calls: """

@@ -77,12 +77,20 @@ struct BoardClientTests {
     // 0.1 % of bytes each dropped, corrupted or duplicated: about one frame in four or five is damaged.
     // Ten tries make a give-up (p about 1e-6 per command) a real failure, not bad luck.
     let faults = FaultProfile(dropRate: 0.001, corruptRate: 0.001, duplicateRate: 0.001)
-    let rig = LoopbackRig(options: BoardClientOptions(timing: LinkTiming(maxTries: 10)), shaped: faults, seed: seed)
-    try await rig.client.connect()
-    for index in 0..<30 {
-      let payload = (0..<32).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ index) }
-      #expect(try await rig.client.send(.ping(payload)) == .pong(payload))
+    let clock = TestClock()
+    let rig = LoopbackRig(
+      clock: clock, options: BoardClientOptions(timing: LinkTiming(maxTries: 10)), shaped: faults, seed: seed)
+    // On a test clock: the retransmission timeouts pass when the test moves time on, not when a loaded
+    // machine lets the board's answers come late (HELLO once "got no answer after every retry").
+    let finished = try await driving(clock, within: .seconds(120)) {
+      try await rig.client.connect()
+      for index in 0..<30 {
+        let payload = (0..<32).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ index) }
+        #expect(try await rig.client.send(.ping(payload)) == .pong(payload))
+      }
+      return true
     }
+    #expect(finished == true, "not done within 120 s of test-clock time")
     let stats = await rig.client.linkStatistics
     #expect(stats.retransmissions > 0)
     await rig.shutDown()
@@ -190,14 +198,19 @@ struct BoardClientTests {
   /// caller gets its answer. Twenty reboots, each raced by a command.
   @Test(.timeLimit(.minutes(1)))
   func aCommandRacingARebootIsAnsweredAfterTheNewSessionOpens() async throws {
-    let rig = LoopbackRig()
-    try await rig.client.connect()
-    for round in 0..<20 {
-      let tag = UInt8(round)
-      async let answer = rig.client.send(.ping([tag]))
-      await rig.runner.reboot()
-      #expect(try await answer == .pong([tag]), "round \(round)")
+    let clock = TestClock()
+    let rig = LoopbackRig(clock: clock)
+    let finished = try await driving(clock, within: .seconds(120)) {
+      try await rig.client.connect()
+      for round in 0..<20 {
+        let tag = UInt8(round)
+        async let answer = rig.client.send(.ping([tag]))
+        await rig.runner.reboot()
+        #expect(try await answer == .pong([tag]), "round \(round)")
+      }
+      return true
     }
+    #expect(finished == true, "not done within 120 s of test-clock time")
     #expect(await rig.runner.withBoard { $0.bootCount } == 21)
     // The race was run, not only won: at least one PING reached a rebooted board and was sent again.
     #expect(await rig.client.linkStatistics.resentAfterRestart > 0)

@@ -34,16 +34,6 @@ struct LoopbackRig<C: Clock & Sendable> where C.Duration == Duration {
   }
 }
 
-extension LoopbackRig where C == ContinuousClock {
-  /// The rig in real time.
-  init(
-    board: sending VirtualBoard = VirtualBoard(), options: BoardClientOptions = BoardClientOptions(),
-    shaped: FaultProfile? = nil, seed: UInt64 = 1
-  ) {
-    self.init(clock: ContinuousClock(), board: board, options: options, shaped: shaped, seed: seed)
-  }
-}
-
 /// Waits for the first event that matches, with a generous guard so a broken build fails instead of hanging.
 func firstEvent(
   _ events: AsyncStream<BoardClientEvent>, within seconds: Double = 10,

@@ -28,19 +28,24 @@ func flashTable(version: UInt32, slots: Int = 4, steps: Int = 40) -> [UInt8] {
 @Suite("Flashing the virtual board", .timeLimit(.minutes(1)))
 struct TableFlasherTests {
   @Test func flashCommitsVerifiesAndIsANoOpTheSecondTime() async throws {
-    let rig = LoopbackRig()
+    let clock = TestClock()
+    let rig = LoopbackRig(clock: clock)
     let table = flashTable(version: 7)
-    let flasher = TableFlasher(client: rig.client, clock: ContinuousClock())
+    let flasher = TableFlasher(client: rig.client, clock: clock)
     let progress = Mutex<[Int]>([])
-    let report = try await flasher.flash(table) { done, _ in progress.withLock { $0.append(done) } }
-    #expect(report.outcome == .flashed)
-    #expect(report.installed.version == 7 && report.installed.size == UInt32(table.count))
-    #expect(progress.withLock { $0.last } == table.count)
-    #expect(try await flasher.readInstalledTable() == table)
-    #expect(try await flasher.flash(table).outcome == .alreadyInstalled)
-    #expect(try await flasher.flash(table, dryRun: true, force: true).outcome == .wouldFlash)
-    // The board plays the new table by slot.
-    #expect(try await rig.client.play(PlayRequest(token: 1, capMs: 100, source: .slot(3))) == 100)
+    let finished = try await driving(clock, within: .seconds(60)) {
+      let report = try await flasher.flash(table) { done, _ in progress.withLock { $0.append(done) } }
+      #expect(report.outcome == .flashed)
+      #expect(report.installed.version == 7 && report.installed.size == UInt32(table.count))
+      #expect(progress.withLock { $0.last } == table.count)
+      #expect(try await flasher.readInstalledTable() == table)
+      #expect(try await flasher.flash(table).outcome == .alreadyInstalled)
+      #expect(try await flasher.flash(table, dryRun: true, force: true).outcome == .wouldFlash)
+      // The board plays the new table by slot.
+      #expect(try await rig.client.play(PlayRequest(token: 1, capMs: 100, source: .slot(3))) == 100)
+      return true
+    }
+    #expect(finished == true, "not done within 60 s of test-clock time")
     await rig.shutDown()
   }
 
@@ -48,39 +53,46 @@ struct TableFlasherTests {
   func lostAndCorruptedChunksAreResentAndTheTableArrivesWhole(seed: UInt64) async throws {
     // 0.01 % of bytes each dropped, corrupted, duplicated: about one 1 KB chunk in four is damaged on the way.
     let faults = FaultProfile(dropRate: 0.0001, corruptRate: 0.0001, duplicateRate: 0.0001)
-    let rig = LoopbackRig(options: BoardClientOptions(timing: LinkTiming(maxTries: 10)), shaped: faults, seed: seed)
+    let clock = TestClock()
+    let rig = LoopbackRig(
+      clock: clock, options: BoardClientOptions(timing: LinkTiming(maxTries: 10)), shaped: faults, seed: seed)
     let table = flashTable(version: 2, slots: 16, steps: 100)  // about 11 KB: 11 chunks
-    let flasher = TableFlasher(client: rig.client, clock: ContinuousClock())
-    let report = try await flasher.flash(table)
+    let flasher = TableFlasher(client: rig.client, clock: clock)
+    let report = try #require(try await driving(clock, within: .seconds(120)) { try await flasher.flash(table) })
     #expect(report.outcome == .flashed)
-    #expect(try await flasher.readInstalledTable() == table)
+    #expect(try await driving(clock, within: .seconds(60)) { try await flasher.readInstalledTable() } == table)
     #expect(await rig.client.linkStatistics.retransmissions > 0)
     await rig.shutDown()
   }
 
   @Test func aRebootMidTransferKeepsTheOldTableAndARerunCompletes() async throws {
-    let rig = LoopbackRig()
-    let flasher = TableFlasher(client: rig.client, clock: ContinuousClock())
+    let clock = TestClock()
+    let rig = LoopbackRig(clock: clock)
+    let flasher = TableFlasher(client: rig.client, clock: clock)
     let old = flashTable(version: 1)
-    _ = try await flasher.flash(old)
     let new = flashTable(version: 2, slots: 10)
     let rebooted = Mutex(false)
     let runner = rig.runner
-    await #expect(throws: TableFlasher<ContinuousClock>.Failure.self) {
-      _ = try await flasher.flash(new) { done, total in
-        // Halfway through, the board restarts (a watchdog, a brown-out).
-        let first = rebooted.withLock { already in
-          defer { already = true }
-          return !already
+    let finished = try await driving(clock, within: .seconds(120)) {
+      _ = try await flasher.flash(old)
+      await #expect(throws: TableFlasher<TestClock<Duration>>.Failure.self) {
+        _ = try await flasher.flash(new) { done, total in
+          // Halfway through, the board restarts (a watchdog, a brown-out).
+          let first = rebooted.withLock { already in
+            defer { already = true }
+            return !already
+          }
+          if done < total && first { Task { await runner.reboot() } }
         }
-        if done < total && first { Task { await runner.reboot() } }
       }
+      // The session comes back; the board still plays the old table.
+      let info = try await rig.client.currentInfo()
+      #expect(info.table.version == 1)
+      #expect(try await flasher.flash(new).outcome == .flashed)
+      #expect(try await flasher.readInstalledTable() == new)
+      return true
     }
-    // The session comes back; the board still plays the old table.
-    let info = try await rig.client.currentInfo()
-    #expect(info.table.version == 1)
-    #expect(try await flasher.flash(new).outcome == .flashed)
-    #expect(try await flasher.readInstalledTable() == new)
+    #expect(finished == true, "not done within 120 s of test-clock time")
     await rig.shutDown()
   }
 
@@ -90,21 +102,26 @@ struct TableFlasherTests {
   @Test(arguments: stride(from: 0, through: 2_200, by: 137).map { $0 } + [2_201, 2_210, 2_220])
   func aPowerCutAtAnyByteBootsAValidTable(cutAfter: Int) async throws {
     let flash = VirtualFlash()
-    let rig = LoopbackRig(board: VirtualBoard(flash: flash))
-    let flasher = TableFlasher(client: rig.client, clock: ContinuousClock())
-    _ = try await flasher.flash(flashTable(version: 1, slots: 2))
+    let clock = TestClock()
+    let rig = LoopbackRig(clock: clock, board: VirtualBoard(flash: flash))
+    let flasher = TableFlasher(client: rig.client, clock: clock)
     let new = flashTable(version: 2, slots: 5)
-    let base = await rig.runner.withBoard { $0.flash.programmedBytes }
-    await rig.runner.withBoard { $0.flash.powerCutAfterProgrammedBytes = base + cutAfter }
-    let first = try? await flasher.flash(new)
-    let info = try await rig.client.currentInfo()
-    #expect(info.table.version == 1 || info.table.version == 2)
-    #expect(info.table != .none)
-    if first?.outcome == .flashed { #expect(info.table.version == 2) }
-    // Run again at once, while the client may still be noticing the reboot: it must complete.
-    let again = try await flasher.flash(new)
-    #expect(again.outcome == .flashed || again.outcome == .alreadyInstalled)
-    #expect(try await flasher.readInstalledTable() == new)
+    let finished = try await driving(clock, within: .seconds(120)) {
+      _ = try await flasher.flash(flashTable(version: 1, slots: 2))
+      let base = await rig.runner.withBoard { $0.flash.programmedBytes }
+      await rig.runner.withBoard { $0.flash.powerCutAfterProgrammedBytes = base + cutAfter }
+      let first = try? await flasher.flash(new)
+      let info = try await rig.client.currentInfo()
+      #expect(info.table.version == 1 || info.table.version == 2)
+      #expect(info.table != .none)
+      if first?.outcome == .flashed { #expect(info.table.version == 2) }
+      // Run again at once, while the client may still be noticing the reboot: it must complete.
+      let again = try await flasher.flash(new)
+      #expect(again.outcome == .flashed || again.outcome == .alreadyInstalled)
+      #expect(try await flasher.readInstalledTable() == new)
+      return true
+    }
+    #expect(finished == true, "not done within 120 s of test-clock time")
     await rig.shutDown()
   }
 
@@ -153,15 +170,20 @@ struct TableFlasherTests {
   /// asked for larger pieces gets short answers and goes on from where each ended (two are in flight, so the
   /// second must not be appended after a short first).
   @Test func aSmallNegotiatedPayloadSizesChunksAndShortReadsContinue() async throws {
-    let rig = LoopbackRig(options: BoardClientOptions(hello: Hello(maxPayload: 256)))
-    let flasher = TableFlasher(client: rig.client, clock: ContinuousClock())
+    let clock = TestClock()
+    let rig = LoopbackRig(clock: clock, options: BoardClientOptions(hello: Hello(maxPayload: 256)))
+    let flasher = TableFlasher(client: rig.client, clock: clock)
     let table = flashTable(version: 6, slots: 3, steps: 60)
-    let report = try await flasher.flash(table)
-    #expect(report.outcome == .flashed)
-    #expect(report.chunkSize == 252, "the negotiated payload less the 4-byte offset")
-    #expect(await rig.client.terms?.maxPayload == 256)
-    #expect(try await flasher.read(area: .active, size: table.count, chunk: 1_024) == table)
-    #expect(try await flasher.readInstalledTable() == table)
+    let finished = try await driving(clock, within: .seconds(60)) {
+      let report = try await flasher.flash(table)
+      #expect(report.outcome == .flashed)
+      #expect(report.chunkSize == 252, "the negotiated payload less the 4-byte offset")
+      #expect(await rig.client.terms?.maxPayload == 256)
+      #expect(try await flasher.read(area: .active, size: table.count, chunk: 1_024) == table)
+      #expect(try await flasher.readInstalledTable() == table)
+      return true
+    }
+    #expect(finished == true, "not done within 60 s of test-clock time")
     await rig.shutDown()
   }
 }

@@ -24,7 +24,7 @@ enum QemuFirmware {
   static let microbitImage = root + "/" + QemuMachine.microbit.defaultImage
   static var hasMicrobitImage: Bool { access(microbitImage, R_OK) == 0 }
 
-  /// The micro:bit v1's RAM budget: static data, heap and stack at their peaks (issue 22).
+  /// The micro:bit v1's RAM budget: static data, heap and stack at their peaks.
   static let microbitRAMBudget = 12 * 1_024
 
   /// Checks the `ram peak` lines the firmware prints at each RESET against the micro:bit v1's budget (each

@@ -4,8 +4,8 @@ import CallAlertInputs
 import Foundation
 import Testing
 
-/// Ids are valid UTF-8 without control characters, read from the bytes that arrived (issue 21, item 7), and
-/// a payload's text keeps its own lines and columns (issue 12, item 5).
+/// Ids are valid UTF-8 without control characters, read from the bytes that arrived, and
+/// a payload's text keeps its own lines and columns.
 @Suite struct ControlBytesTests {
   static func parse(_ bytes: [UInt8]) throws(InputError) -> ControlRequest {
     try ControlRequest.parse(bytes: bytes, source: "socket", lineNumber: 3)

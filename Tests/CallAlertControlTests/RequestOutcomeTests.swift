@@ -2,7 +2,7 @@ import CallAlertControl
 import CallAlertEngine
 import Testing
 
-/// What a request did, in words and JSON (issue 12, item 5).
+/// What a request did, in words and JSON.
 @Suite struct RequestOutcomeTests {
   static let call = IncomingCall(id: "c1")
 

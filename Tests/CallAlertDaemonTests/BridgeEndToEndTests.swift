@@ -9,7 +9,7 @@ import ServiceLifecycle
 import Synchronization
 import Testing
 
-/// Issue 17, end to end: the daemon with a `sources:` config listens to a fake FRITZ!Box or Asterisk on
+/// End to end: the daemon with a `sources:` config listens to a fake FRITZ!Box or Asterisk on
 /// loopback replaying a documented call flow; the virtual board (behind a pseudo-terminal) rings and stops,
 /// the history records each call's outcome, and `status` shows the source's health.
 @Suite("Phone-system sources, end to end", .serialized, .timeLimit(.minutes(1)))

@@ -12,7 +12,7 @@ import Testing
   import Glibc
 #endif
 
-/// Who may talk over the control socket (issue 21, item 4): the socket's directory is the user's alone, the
+/// Who may talk over the control socket: the socket's directory is the user's alone, the
 /// daemon answers only its user (or a configured group), and the client talks only to its own user's daemon.
 @Suite("Control socket access", .timeLimit(.minutes(1)))
 struct ControlSocketAccessTests {

@@ -11,8 +11,7 @@ import Testing
 #endif
 
 /// The control socket keeps every client within bounds: nothing a client sends, or fails to read, grows the
-/// daemon without limit or makes it spin (issue 21, item 3), and a client that half-closes is still answered
-/// (issue 12, item 4).
+/// daemon without limit or makes it spin, and a client that half-closes is still answered.
 @Suite("Control socket limits", .timeLimit(.minutes(1)))
 struct ControlSocketLimitTests {
   @Test func aClientThatHalfClosesAfterItsRequestsGetsEveryAnswer() async throws {

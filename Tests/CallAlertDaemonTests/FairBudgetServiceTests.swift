@@ -5,7 +5,7 @@ import Clocks
 import Foundation
 import Testing
 
-/// The call budget in the alert service (issue 34, item 3): where a call came from is stamped on it, and a
+/// The call budget in the alert service: where a call came from is stamped on it, and a
 /// flood of refusals is one log line at once and one a minute, with the count, not one line each.
 @Suite struct FairBudgetServiceTests {
   @Test func refusalsAreLoggedOnceAMinuteWithTheirCount() async {

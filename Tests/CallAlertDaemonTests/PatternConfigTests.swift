@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// `callalert run` and `reload` check the pattern names of the config against its pattern file and the
-/// built-ins (issue 12 item 3), and refuse a pattern file over 1 MiB before reading it (issue 21 item 7).
+/// built-ins, and refuse a pattern file over 1 MiB before reading it.
 @Suite struct PatternConfigTests {
   /// A folder with `config.yaml` and `patterns.yaml`.
   static func folder(config: String, patterns: String?) throws -> String {

@@ -9,7 +9,7 @@ import Logging
 import ServiceLifecycle
 import Testing
 
-/// Issue 12's end-to-end case: a push with no call id rings a board over the control socket, and its
+/// End to end: a push with no call id rings a board over the control socket, and its
 /// id-less hangup silences it. Uses the pseudo-terminal rig of ``DaemonEndToEndTests``.
 @Suite("Pushes without an id, end to end", .serialized, .timeLimit(.minutes(1)))
 struct PushEndToEndTests {
@@ -61,7 +61,7 @@ struct PushEndToEndTests {
     await board.stop()
   }
 
-  /// Issue 21, item 7, and issue 34, item 3: the engine holds at most 64 active calls, 32 from one source; the
+  /// The engine holds at most 64 active calls, 32 from one source; the
   /// local socket's calls always find room, its own oldest call giving way beyond its share.
   @Test func theSocketsCallsBeyondItsShareDisplaceItsOwnOldest() async throws {
     let board = try PseudoTerminalBoard()

@@ -90,7 +90,7 @@ final class RingRig: Sendable {
   }
 }
 
-/// Issue 12 item 2: the default ring and every national cadence vibrate with the buzzer; a vibrate-only
+/// The default ring and every national cadence vibrate with the buzzer; a vibrate-only
 /// board and silent mode play the motor on the ring's rhythm, whatever the pattern. Timings are read on
 /// the board's own timeline; they run in real time, so the checks sample the middle of each period.
 @Suite("Ring and vibrate", .serialized, .timeLimit(.minutes(1)))
@@ -214,7 +214,7 @@ struct RingAndVibrateTests {
   }
 }
 
-/// Issue 12 item 3: the daemon learns the board's pattern names and installs the config's pattern file.
+/// The daemon learns the board's pattern names and installs the config's pattern file.
 @Suite("Pattern names end to end", .serialized, .timeLimit(.minutes(1)))
 struct PatternNamesEndToEndTests {
   /// The config's pattern file is flashed to a board that lacks it; a second daemon, without the file,

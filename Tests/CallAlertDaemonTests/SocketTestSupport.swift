@@ -104,7 +104,10 @@ final class RawClient: @unchecked Sendable {
   /// No more requests: shutdown(SHUT_WR), the client still reads.
   func shutdownWrite() { _ = Glibc.shutdown(descriptor, Int32(SHUT_WR)) }
 
-  /// Everything until the end, or until a receive times out or fails; and whether the end was reached.
+  /// Everything until the end, or until a receive times out or fails; and whether the end was reached: the
+  /// server closed the connection, with an end of file, or with a reset when it closed before reading what
+  /// the client had sent (a Unix socket closed with unread data resets its peer; an idle close on a loaded
+  /// machine can come before the server read the line). A timeout is not the end.
   func readToEnd() -> (text: String, reachedEnd: Bool) {
     var received: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 64 * 1024)
@@ -114,8 +117,9 @@ final class RawClient: @unchecked Sendable {
         received += buffer[..<count]
         continue
       }
-      if count < 0, errno == EINTR { continue }
-      return (String(decoding: received, as: UTF8.self), count == 0)
+      let failure = errno
+      if count < 0, failure == EINTR { continue }
+      return (String(decoding: received, as: UTF8.self), count == 0 || failure == ECONNRESET)
     }
   }
 

@@ -3,7 +3,7 @@ import CallAlertSerial
 import Foundation
 import Testing
 
-/// Issue 22 item 5: `callalert doctor` names a BBC micro:bit's DAPLink serial port and says whether it runs the
+/// `callalert doctor` names a BBC micro:bit's DAPLink serial port and says whether it runs the
 /// CallAlert image.
 @Suite("Doctor: micro:bit")
 struct DoctorMicrobitTests {

@@ -1,5 +1,6 @@
 import CallAlertEngine
 import CallAlertInputs
+import CallAlertLights
 import Foundation
 import Testing
 
@@ -31,7 +32,8 @@ struct ExampleConfigTests {
     #expect(text != (try Self.text()))
     let parsed = try ConfigurationFile.parse(
       text: text, file: "/etc/callalert/config.yaml", environment: Self.environment, userID: 1000)
-    #expect(parsed.engine.boards.map(\.name) == ["desk", "bed"])
+    #expect(parsed.engine.boards.map(\.name) == ["desk", "bed", "lamp"])
+    #expect(parsed.engine.boards[2].kind == .light(.kuando))
     #expect(parsed.patternsFile == "/etc/callalert/patterns.yaml")
     #expect(parsed.pushRules.count == 2)
   }

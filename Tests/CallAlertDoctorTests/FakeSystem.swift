@@ -1,6 +1,7 @@
 import CallAlertControl
 import CallAlertDaemon
 import CallAlertDoctor
+import CallAlertHID
 import CallAlertProtocol
 import CallAlertSerial
 import Synchronization
@@ -45,6 +46,8 @@ struct Script: Sendable {
   var connects: [String: Result<Void, DoctorProbes.ProbeFailure>] = [:]
   /// Secret-file checks by path; any other passes.
   var secrets: [String: Result<Void, DoctorProbes.ProbeFailure>] = [:]
+  /// The USB lights plugged in.
+  var lights: [HIDLightInfo] = []
   /// Every TCP connect the doctor asked for, with its timeout.
   let connectLog = ConnectLog()
 
@@ -57,7 +60,7 @@ struct Script: Sendable {
         script.connectLog.append("\(host):\(port)", timeout)
         return script.connects["\(host):\(port)"] ?? .failure(.init("\(host):\(port): Connection refused"))
       },
-      checkSecretFile: { path in script.secrets[path] ?? .success(()) })
+      checkSecretFile: { path in script.secrets[path] ?? .success(()) }, listLights: { script.lights })
   }
 }
 

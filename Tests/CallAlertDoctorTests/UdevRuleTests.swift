@@ -1,4 +1,5 @@
 import CallAlertDoctor
+import CallAlertLights
 import Foundation
 import Testing
 
@@ -106,5 +107,39 @@ struct UdevRuleTests {
     #expect(rules.unreadable.count == 1)
     #expect(rules.rules.map(\.line) == [4])
     #expect(rules.evaluate(.callAlertBoard()).tags == ["y"])
+  }
+
+  /// Every light CallAlert drives: its hidraw node gets the logged-in user's access, as a board's port does.
+  @Test(arguments: LightKind.allCases.flatMap { kind in kind.deviceIDs.map { (kind, $0) } })
+  func aLightsHidrawNodeGetsUaccess(_ kind: LightKind, _ id: USBDeviceID) throws {
+    let hex = { (value: UInt16) in String(value, radix: 16).leftPadded(to: 4) }
+    let light = UdevDevice(
+      chain: [
+        .init(kernel: "hidraw3", subsystem: "hidraw", attributes: ["dev": "244:3"]),
+        .init(kernel: "0003:\(hex(id.vendor)):\(hex(id.product)).0001", subsystem: "hid", driver: "hid-generic"),
+        .init(kernel: "1-3:1.0", subsystem: "usb", driver: "usbhid", attributes: ["bInterfaceClass": "03"]),
+        .init(
+          kernel: "1-3", subsystem: "usb", driver: "usb",
+          attributes: ["idVendor": hex(id.vendor), "idProduct": hex(id.product)]),
+      ])
+    let outcome = try Self.rule().evaluate(light, action: "add")
+    #expect(outcome.tags.contains("uaccess"), "\(kind) \(id)")
+    #expect(outcome.group == "dialout" && outcome.mode == "0660")
+    #expect(outcome.symlinks.isEmpty)
+  }
+
+  @Test func anotherHIDDeviceIsLeftAlone() throws {
+    let keyboard = UdevDevice(
+      chain: [
+        .init(kernel: "hidraw0", subsystem: "hidraw"),
+        .init(kernel: "1-1", subsystem: "usb", driver: "usb", attributes: ["idVendor": "046d", "idProduct": "c31c"]),
+      ])
+    #expect(try Self.rule().evaluate(keyboard).tags.isEmpty)
+  }
+}
+
+extension String {
+  fileprivate func leftPadded(to width: Int) -> String {
+    String(repeating: "0", count: max(0, width - count)) + self
   }
 }

@@ -4,8 +4,7 @@ import Testing
 
 @testable import CallAlertEngine
 
-/// The engine's state is bounded and a line costs the same however many calls came before (issue 21,
-/// item 7).
+/// The engine's state is bounded and a line costs the same however many calls came before.
 @Suite struct AlertEngineBoundsTests {
   @Test func callsBeyondTheBoundAreRefused() {
     var engine = makeEngine()

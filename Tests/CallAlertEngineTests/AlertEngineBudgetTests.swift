@@ -4,7 +4,7 @@ import Testing
 
 @testable import CallAlertEngine
 
-/// The fair call budget (issue 34, item 3): each source its share of the active calls, room always for
+/// The fair call budget: each source its share of the active calls, room always for
 /// `critical` and local calls, refusals summed per source and minute.
 @Suite struct AlertEngineBudgetTests {
   static let share = AlertEngine.maximumActiveCallsPerSource

@@ -3,7 +3,7 @@ import Testing
 
 @testable import CallAlertEngine
 
-/// Which channels a PLAY keeps still (issue 12 item 2), and the fallback report (item 3).
+/// Which channels a PLAY keeps still, and the fallback report.
 @Suite struct AlertEngineRingAndVibrateTests {
   struct Case: Sendable, CustomTestStringConvertible {
     var buzzerOnly: Bool?

@@ -3,7 +3,7 @@ import Testing
 
 @testable import CallAlertEngine
 
-/// Issue 17: a call may name its boards (a phone-system source's filter chose them); they take the place of the
+/// A call may name its boards (a phone-system source's filter chose them); they take the place of the
 /// rules' boards, while the pattern still follows the rules, then the call's hint.
 @Suite struct CallBoardsTests {
   static let configuration = EngineConfiguration(

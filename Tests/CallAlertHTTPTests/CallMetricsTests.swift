@@ -24,7 +24,7 @@ struct CallMetricsTests {
   }
 
   /// Each call source's health is a gauge: up (1) while connected or registered, 0 otherwise, and its failures
-  /// in a row (issue 16: a SIP account's registration health in /metrics; the same for bridges and MQTT).
+  /// in a row (a SIP account's registration health in /metrics; the same for bridges and MQTT).
   @Test func everySourceIsAGaugeOfItsHealth() throws {
     let json = #"""
       {"boards":[{"connected":true,"firmware":"0.1.0","link":"connected","name":"board","serial":"VB-board",

@@ -3,7 +3,7 @@ import CallAlertHistory
 import Foundation
 import Testing
 
-/// What the call budget leaves in the history (issue 34, item 3): a displaced call is missed with its reason,
+/// What the call budget leaves in the history: a displaced call is missed with its reason,
 /// refusals are one row per source and minute, never missed, never under a call's own id.
 @Suite struct CallHistoryBudgetTests {
   @Test func aDisplacedCallIsMissedWithItsReason() throws {

@@ -3,8 +3,7 @@ import CallAlertInputs
 import Foundation
 import Testing
 
-/// A typo never passes silently (issue 12, item 6), and a huge config is refused before parsing (issue 21,
-/// item 7).
+/// A typo never passes silently, and a huge config is refused before parsing.
 @Suite struct ConfigCheckTests {
   @Test(arguments: ["AQ", "ZZ", "XK"])
   func aRegionWhoseCallingCodeIsUnknownIsAnError(region: String) {

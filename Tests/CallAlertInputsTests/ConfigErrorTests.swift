@@ -43,6 +43,30 @@ import Testing
     Case(
       "boards:\n  - name: a\n    vibrate-only: true\n", "3:5", "boards[0].vibrate-only",
       "unknown key 'vibrate-only' in boards[0]; did you mean 'vibrate_only'?"),
+    // Lights.
+    Case(
+      "boards:\n  - name: lamp\n    kind: kuandoo\n", "3:11", "boards[0].kind",
+      "'kuandoo' is not one of serial, kuando, blink1, luxafor, embrava; did you mean 'kuando'?"),
+    Case(
+      "boards:\n  - name: lamp\n    kind: luxafor\n    ringtone: quiet\n", "4:15", "boards[0].ringtone",
+      "a Luxafor plays no sound; only a Kuando (kind: kuando) has ringtones"),
+    Case(
+      "boards:\n  - name: lamp\n    kind: kuando\n    ringtone: telephoneNordik\n", "4:15", "boards[0].ringtone",
+      "'telephoneNordik' is not one of off, openOffice, quiet, funky, fairyTale, kuandoTrain, telephoneNordic, "
+        + "telephoneOriginal, pickMeUp, buzz; did you mean 'telephoneNordic'?"),
+    Case(
+      "boards:\n  - name: lamp\n    kind: kuando\n    color: blu\n", "4:12", "boards[0].color",
+      "'blu' is not a colour; did you mean 'blue'?; write one of red, green, blue, yellow, orange, purple, cyan, "
+        + "white or #rrggbb"),
+    Case(
+      "boards:\n  - name: desk\n    color: red\n", "3:5", "boards[0].color",
+      "'color' is for lights; add 'kind:' (kuando, blink1, luxafor, embrava)"),
+    Case(
+      "boards:\n  - name: lamp\n    kind: kuando\n    volume: 9\n", "4:13", "boards[0].volume",
+      "'9' is not a whole number from 0 to 7"),
+    Case(
+      "boards:\n  - name: lamp\n    kind: blink1\n    patterns:\n      office: {colour: red}\n", "5:16",
+      "boards[0].patterns.office.colour", "unknown key 'colour' in boards[0].patterns.office; did you mean 'color'?"),
     Case(
       "do_not_disturb:\n  quiet_hours:\n    - {from: \"22:00\", to: \"07:00\", day: mon}\n", "3:36",
       "do_not_disturb.quiet_hours[0].day", "unknown key 'day' in do_not_disturb.quiet_hours[0]; did you mean 'days'?"),

@@ -2,7 +2,7 @@ import CallAlertEngine
 import CallAlertInputs
 import Testing
 
-/// Pattern names in a config (issue 12 item 3) and the `buzzer_only` rule option (item 2).
+/// Pattern names in a config and the `buzzer_only` rule option.
 @Suite struct ConfigPatternNameTests {
   static let text = """
     patterns:

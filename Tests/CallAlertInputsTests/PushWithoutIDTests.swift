@@ -4,7 +4,7 @@ import CallAlertTestSupport
 import Foundation
 import Testing
 
-/// Pushes that name no call id (issue 12, item 1): they ring, their hangups end them, repeats are the same
+/// Pushes that name no call id: they ring, their hangups end them, repeats are the same
 /// call.
 @Suite struct PushWithoutIDTests {
   static let receivedAt = date("2026-11-21T22:00:05Z")

@@ -4,7 +4,7 @@ import CallAlertInputs
 import Foundation
 import Testing
 
-/// Names and ids from outside are shown safely (issue 12, item 5) and quoted briefly (issue 21, item 7).
+/// Names and ids from outside are shown safely and quoted briefly.
 @Suite struct SafeDisplayTests {
   @Test(arguments: [
     ("Alice", "Alice"),

@@ -137,8 +137,9 @@ final class Broker: Sendable {
   let directory: String
   private let child = Mutex<Child?>(nil)
 
-  /// A broker open to anyone, or with `users` (name: password) and an `acl` file's text, anonymous refused.
-  init(users: [String: String] = [:], acl: String? = nil) async throws {
+  /// A broker open to anyone, or with `users` (name: password) and an `acl` file's text, anonymous refused;
+  /// `settings` are more lines of its config (`max_queued_messages 0`).
+  init(users: [String: String] = [:], acl: String? = nil, settings: [String] = []) async throws {
     directory =
       FileManager.default.temporaryDirectory.appendingPathComponent(
         "callalert-mqtt-\(UUID().uuidString.prefix(8))"
@@ -158,6 +159,7 @@ final class Broker: Sendable {
       log_type warning
       log_type notice
       log_type information
+      \(settings.joined(separator: "\n"))
       """
     let secured =
       acl == nil ? config : config.replacingOccurrences(of: "allow_anonymous true", with: "allow_anonymous false")

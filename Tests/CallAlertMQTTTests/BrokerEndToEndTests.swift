@@ -10,7 +10,7 @@ import Testing
   import Glibc
 #endif
 
-/// Issue 18 against a real broker: Debian's mosquitto on a free loopback port, mosquitto_pub and
+/// Against a real broker: Debian's mosquitto on a free loopback port, mosquitto_pub and
 /// mosquitto_sub as independent clients, and two hosts' daemons (own sockets, histories, virtual boards).
 @Suite("MQTT against mosquitto", .serialized, .timeLimit(.minutes(2)))
 struct BrokerEndToEndTests {

@@ -7,7 +7,7 @@ import Testing
   import Glibc
 #endif
 
-/// Issue 34, item 3, against a real broker: calls published over MQTT fill MQTT's share of the call budget
+/// Against a real broker: calls published over MQTT fill MQTT's share of the call budget
 /// and more are refused, while a call on the local control socket still rings. The latencies are measured and
 /// printed, not asserted: the figure the issue asks for (within 50 ms of the quiet baseline) depends on the
 /// machine, and the test must not.

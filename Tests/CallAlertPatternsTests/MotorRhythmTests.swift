@@ -2,7 +2,7 @@ import CallAlertPatterns
 import CallAlertProtocol
 import Testing
 
-/// Ring and vibrate (issue 12 item 2): every built-in cadence vibrates with its ring, and a pattern's
+/// Ring and vibrate: every built-in cadence vibrates with its ring, and a pattern's
 /// rhythm can be played on the motor alone.
 @Suite struct MotorRhythmTests {
   /// Each national cadence runs the motor at full intensity exactly while the buzzer sounds its ring.
@@ -78,7 +78,7 @@ import Testing
   }
 }
 
-/// Bounded inputs (issue 21 item 7): pattern files over 1 MiB are refused before parsing; an RTTTL tune
+/// Bounded inputs: pattern files over 1 MiB are refused before parsing; an RTTTL tune
 /// is read up to a bounded number of notes and problems.
 @Suite struct PatternInputLimitTests {
   @Test func aFileOverOneMebibyteIsRefusedBeforeParsing() {

@@ -2,7 +2,7 @@ import CallAlertTestSupport
 import Foundation
 import Testing
 
-/// Issue 16 with a second real peer: kamailio as the registrar and a forking proxy (Tools/sip/kamailio-ring-group.cfg),
+/// With a second real peer: kamailio as the registrar and a forking proxy (Tools/sip/kamailio-ring-group.cfg),
 /// ringing a group of the extension and a desk phone (SIPp). The extension registers to kamailio; a caller
 /// (SIPp) calls the group through it; the desk phone answers, and kamailio cancels the extension's branch with
 /// `Reason: SIP;cause=200`. The board rang and stopped, and the history says the call was answered elsewhere.

@@ -2,7 +2,7 @@ import CallAlertTestSupport
 import Foundation
 import Testing
 
-/// Issue 16, end to end: the daemon with a `sip:` account (a virtual board, as `run --simulate`) and SIPp as
+/// End to end: the daemon with a `sip:` account (a virtual board, as `run --simulate`) and SIPp as
 /// the real peer on loopback, as caller and as registrar. Each test asserts on the board (it sounded and
 /// fell silent), on the daemon's events, on the history's outcome, and on SIPp's own verdict (its exit status
 /// says the extension answered exactly as the scenario expects: 100/180, never 200, then 200 + 487).

@@ -2,7 +2,7 @@ import CallAlertTestSupport
 import Foundation
 import Testing
 
-/// Issue 16's registration, end to end: SIPp as the registrar (a 401 digest challenge, then 200 or 403), the
+/// Registration, end to end: SIPp as the registrar (a 401 digest challenge, then 200 or 403), the
 /// password file's permissions, and the account's health in `callalert status`.
 @Suite(
   "SIP registration with SIPp, end to end", .serialized, .timeLimit(.minutes(1)),

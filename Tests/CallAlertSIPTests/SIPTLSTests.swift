@@ -3,7 +3,7 @@ import Foundation
 import Synchronization
 import Testing
 
-/// Issue 16's TLS: the extension registers over TLS only to a registrar whose certificate verifies against
+/// TLS: the extension registers over TLS only to a registrar whose certificate verifies against
 /// its `ca_directory`. The registrar is `openssl s_server` on loopback (Debian's SIPp has no TLS): it shows
 /// the REGISTER that arrives through a verified connection; with another CA, the connection is refused,
 /// nothing arrives, and the log says why.

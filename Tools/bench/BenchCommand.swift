@@ -80,6 +80,12 @@ struct BenchCommand: AsyncParsableCommand {
   @Option(help: "Soak: calls in the history that `callalert history --limit 1000` reads.")
   var historyQueryRows = 1_000_000
 
+  @Option(help: "Soak: seconds of the MQTT flood while local calls ring (the fair-budget run; 0: none).")
+  var fairFloodSeconds = 5
+
+  @Option(help: "Soak: MQTT calls a second in the fair-budget run's flood.")
+  var fairFloodRate = 10_000
+
   @Option(
     help: ArgumentHelp("Soak: the callalert executable for the kill -9, chaos and history runs.", valueName: "path"))
   var callalert: String?
@@ -96,7 +102,7 @@ struct BenchCommand: AsyncParsableCommand {
       }
     }
     if soakCalls < 0 || killRuns < 0 || chaosCalls < 0 || killParallel < 1 || historyPairs < 0 || historyHogs < 0
-      || longLifeCalls < 0 || historyQueryRows < 0
+      || longLifeCalls < 0 || historyQueryRows < 0 || fairFloodSeconds < 0 || fairFloodRate < 1
     {
       throw ValidationError("soak counts must not be negative")
     }
@@ -115,7 +121,9 @@ struct BenchCommand: AsyncParsableCommand {
         killParallel: killParallel, chaosCalls: quick ? min(40, chaosCalls) : chaosCalls,
         historyPairs: quick ? min(2_000, historyPairs) : historyPairs, historyHogs: historyHogs,
         longLifeCalls: quick ? min(20_000, longLifeCalls) : longLifeCalls, longLifeTombstone: longLifeTombstone,
-        historyQueryRows: quick ? min(20_000, historyQueryRows) : historyQueryRows, callalert: callalert,
+        historyQueryRows: quick ? min(20_000, historyQueryRows) : historyQueryRows,
+        fairFloodSeconds: quick ? min(2, fairFloodSeconds) : fairFloodSeconds, fairFloodRate: fairFloodRate,
+        callalert: callalert,
         jsonPath: json == "bench-results.json" ? "soak-results.json" : json
       ).run()
       return

@@ -7,7 +7,7 @@ import Synchronization
 #endif
 
 /// `callalert run` as a child process, ringing a virtual board on a pseudo-terminal while everything around it
-/// misbehaves at once, as issue 21 found it could:
+/// misbehaves at once, as it can:
 /// - control clients that send requests with large answers and close before reading them (EPIPE, ECONNRESET);
 /// - clients that send and never read (the daemon must drop them, not buffer without end);
 /// - a burst of connections beyond the daemon's descriptor limit (it runs under `prlimit --nofile`);

@@ -5,7 +5,7 @@ import Foundation
   import Glibc
 #endif
 
-/// The history under load (issue 34): `callalert run --simulate` as a child process takes call/hangup pairs as
+/// The history under load: `callalert run --simulate` as a child process takes call/hangup pairs as
 /// fast as its control socket does (one connection, 64 requests in flight), optionally beside CPU-bound
 /// processes (`sh` spinning, as on a Raspberry Pi that serves other things too) or with its history file
 /// removed half-way. Once every answer came, the daemon is stopped (SIGTERM) and its history file read: every

@@ -6,7 +6,7 @@ import Foundation
   import Glibc
 #endif
 
-/// `callalert history --limit 1000` on a large history (issue 34, item 4: under 100 ms on a million rows).
+/// `callalert history --limit 1000` on a large history (under 100 ms on a million rows).
 /// The history is written straight through ``CallHistory/record(_:)`` in transactions of 20 000 calls, a
 /// call every 5 s back from now (a million calls span 58 days), every tenth missed. Then the real command is
 /// run `runs` times as a child process, as text, as JSON and for the missed calls only, its output read to the end, and the store's

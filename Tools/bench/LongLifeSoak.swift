@@ -7,7 +7,7 @@ import Synchronization
   import Glibc
 #endif
 
-/// Long life (issue 34, item 4): `callalert run --simulate` as a child process takes a million call/hangup
+/// Long life: `callalert run --simulate` as a child process takes a million call/hangup
 /// pairs on its control socket, pipelined (``PipelinedPairs``), in real time: the daemon's timers run on its
 /// continuous clock, which no option of `run` makes virtual, so the calls come as fast as the socket takes them
 /// instead. Every `calls / samples` calls the daemon's resident set (VmRSS) and open descriptors

@@ -5,7 +5,7 @@ import Synchronization
   import Glibc
 #endif
 
-/// A stranger floods a SIP account (issue 29): `invites` INVITEs from 127.0.0.2, never acknowledged, at about
+/// A stranger floods a SIP account: `invites` INVITEs from 127.0.0.2, never acknowledged, at about
 /// 1 000 a second. Measured: the daemon's memory before, right after and 55 s after (the process is the bench
 /// with the daemon in it), each second's count of datagrams that came back to the stranger (a 403 re-sent
 /// until SIP's 32 s transaction timeout, then nothing), and the latency of calls over the control socket

@@ -28,7 +28,10 @@ import Synchronization
 /// 4. **History under load.** `callalert run --simulate` takes call/hangup pairs as fast as its control socket
 ///    does, on the machine as it is, beside CPU-bound processes, and with its history file removed half-way;
 ///    every call must be in the history with its outcome (``HistoryLoadSoak``).
-/// 5. **Long life.** A million call/hangup pairs through `callalert run --simulate`: its RSS and descriptors stay
+/// 5. **One source flooded while another rings.** `callalert run --simulate` takes an MQTT flood from a broker of
+///    its own while local calls ring on its socket: they must ring within 50 ms of their quiet p99, and every
+///    flood call must be rung or refused, the refusals summed in the history (``FairFloodSoak``).
+/// 6. **Long life.** A million call/hangup pairs through `callalert run --simulate`: its RSS and descriptors stay
 ///    flat after the warm-up, its history within `keep_days` (``LongLifeSoak``); and `callalert history --limit
 ///    1000` on a history of a million calls (``HistoryQuerySoak``).
 struct Soak {
@@ -47,6 +50,10 @@ struct Soak {
   var longLifeTombstone: String? = nil
   /// Calls in the history `callalert history` reads (0: none).
   var historyQueryRows = 0
+  /// Seconds of the MQTT flood of the fair-budget run (0: none).
+  var fairFloodSeconds = 0
+  /// MQTT calls a second in that flood.
+  var fairFloodRate = 10_000
   let callalert: String?
   let jsonPath: String
 
@@ -60,12 +67,13 @@ struct Soak {
   static let capToleranceMs = 100.0
 
   func run() async throws {
-    if killRuns > 0 || chaosCalls > 0 || historyPairs > 0 || longLifeCalls > 0 || historyQueryRows > 0,
-      callalert == nil
+    if killRuns > 0 || chaosCalls > 0 || historyPairs > 0 || longLifeCalls > 0 || historyQueryRows > 0
+      || fairFloodSeconds > 0, callalert == nil
     {
       throw BenchError(
-        "--callalert PATH is needed for the kill -9, chaos, history and long-life runs (or --kill-runs 0 "
-          + "--chaos-calls 0 --history-pairs 0 --long-life-calls 0 --history-query-rows 0)")
+        "--callalert PATH is needed for the kill -9, chaos, history, fair-budget and long-life runs (or "
+          + "--kill-runs 0 --chaos-calls 0 --history-pairs 0 --fair-flood-seconds 0 --long-life-calls 0 "
+          + "--history-query-rows 0)")
     }
     var table = ResultTable()
     var results: [(String, JSONValue)] = [("machine", Machine.current().json)]
@@ -106,6 +114,13 @@ struct Soak {
         violations += outcome.violations
       }
       results.append(("history_under_load", .object(outcomes)))
+    }
+    if fairFloodSeconds > 0, let callalert {
+      progress("fair budget: \(fairFloodRate) MQTT calls a second for \(fairFloodSeconds) s while local calls ring")
+      let fair = try await FairFloodSoak(executable: callalert, rate: fairFloodRate, seconds: fairFloodSeconds).run()
+      fair.report(into: &table)
+      results.append(("fair_budget", fair.json))
+      violations += fair.violations
     }
     if historyQueryRows > 0, let callalert {
       progress("history query: writing \(historyQueryRows) calls, then `callalert history --limit 1000`")

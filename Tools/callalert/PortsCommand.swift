@@ -1,5 +1,7 @@
 import ArgumentParser
 import CallAlertClient
+import CallAlertHID
+import CallAlertLights
 import CallAlertProtocol
 import CallAlertSerial
 import Foundation
@@ -8,11 +10,12 @@ extension CallAlertCommand {
   /// `callalert ports`: serial ports, and which are CallAlert boards.
   struct Ports: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-      abstract: "List serial ports and mark those that answer as CallAlert boards.",
+      abstract: "List serial ports and mark those that answer as CallAlert boards; list the USB lights.",
       discussion: """
         Ports with CallAlert's USB IDs (1209:ca11), USB CDC-ACM ports and the virtual board's link are probed \
         with HELLO; other ports are only listed, since writing to them could disturb another device, unless \
-        --probe-all is given.
+        --probe-all is given. USB lights CallAlert drives (Kuando Busylight, blink(1), Luxafor, Embrava) are \
+        listed by their hidraw nodes, without writing to them.
         """
     )
 
@@ -21,12 +24,19 @@ extension CallAlertCommand {
 
     func run() async throws {
       let ports = await BoardLocator.discover(probeAll: probeAll)
+      let lights = HIDLights.discover()
       if json {
-        try printJSON(ports.map(PortJSON.init))
+        try printJSON(ports.map(PortJSON.init) + lights.map(PortJSON.init))
         return
       }
+      for light in lights {
+        var line = "\(light.path)  hid  \(light.id)  \(light.kind.displayName)"
+        if let product = light.product { line += "  \(product)" }
+        if let serial = light.serialNumber { line += "  serial \(serial)" }
+        print(line + "  => light (kind: \(light.kind.rawValue))")
+      }
       if ports.isEmpty {
-        print("no serial ports")
+        print(lights.isEmpty ? "no serial ports, no USB lights" : "no serial ports")
         return
       }
       for port in ports {
@@ -66,6 +76,8 @@ struct PortJSON: Encodable {
   let board: BoardInfoJSON?
   let probeError: String?
   let heldBy: HolderJSON?
+  /// For a USB light: its kind (`kuando`, `blink1`, `luxafor`, `embrava`).
+  var light: String?
 
   /// The process holding a busy port.
   struct HolderJSON: Encodable {
@@ -86,7 +98,23 @@ struct PortJSON: Encodable {
     heldBy = port.heldBy.map { HolderJSON(pid: $0.pid, command: $0.command) }
   }
 
+  /// A USB light's hidraw node.
+  init(_ light: HIDLightInfo) {
+    path = light.path
+    transport = "hid"
+    usbVendorId = String(format: "%04x", light.id.vendor)
+    usbProductId = String(format: "%04x", light.id.product)
+    manufacturer = nil
+    product = light.product
+    serialNumber = light.serialNumber
+    board = nil
+    probeError = nil
+    heldBy = nil
+    self.light = light.kind.rawValue
+  }
+
   enum CodingKeys: String, CodingKey {
+    case light
     case path, transport, usbVendorId = "usb_vendor_id", usbProductId = "usb_product_id", manufacturer, product
     case serialNumber = "serial_number", board, probeError = "probe_error", heldBy = "held_by"
   }

@@ -18,6 +18,10 @@ fi
 # SIPp (sip-tester) and baresip place calls, kamailio is a registrar and forking proxy, mosquitto is the broker with its command-line clients, wrk loads
 # the HTTP API in make bench.
 pkg-config --exists sofia-sip-ua 2>/dev/null || missing+=(libsofia-sip-ua-dev)
+# USB presence lights (docs/LIGHTS.md): hidapi's hidraw backend. The HID write-path test compiles a small
+# LD_PRELOAD shim with cc.
+pkg-config --exists hidapi-hidraw 2>/dev/null || missing+=(libhidapi-dev)
+command -v cc >/dev/null 2>&1 || missing+=(gcc)
 [ -f /usr/include/mosquitto.h ] || missing+=(libmosquitto-dev)
 if [ "${CALLALERT_SKIP_PEERS:-0}" != 1 ]; then
   command -v sipp >/dev/null 2>&1 || missing+=(sip-tester)
@@ -41,6 +45,8 @@ command -v swift >/dev/null 2>&1 || {
 # Test-only: PyPI fritzconnection's call monitor reads the tests' fake FRITZ!Box as an independent client
 # (Tools/scripts/check-fritzmonitor.py); without it that one test is skipped, saying so.
 # schemathesis checks the HTTP API against docs/openapi.yaml; paho-mqtt is an independent MQTT client.
+# busylight-core builds the lights' reports the tests compare with (Tools/scripts/light-reports-reference.py);
+# without it the tests still compare with the vectors it printed, checked in.
 pip_install() {  # module name, package name
   python3 -c "import $1" 2>/dev/null && return 0
   if python3 -m pip --version >/dev/null 2>&1; then
@@ -56,6 +62,7 @@ if command -v python3 >/dev/null 2>&1; then
   pip_install fritzconnection fritzconnection
   pip_install schemathesis schemathesis
   pip_install paho.mqtt paho-mqtt
+  pip_install busylight_core busylight-core
 fi
 
 [ ${#missing[@]} -eq 0 ] && exit 0

@@ -125,7 +125,7 @@ case "$action" in
           /etc/udev/rules.d | /usr/lib/udev/rules.d | /usr/local/lib/udev/rules.d | /lib/udev/rules.d) ;;
           *) echo "note: udev does not read $UDEVRULESDIR: sudo cp $UDEVRULESDIR/70-callalert.rules /etc/udev/rules.d/" ;;
         esac
-        echo "next: sudo udevadm control --reload && sudo udevadm trigger --subsystem-match=tty   (board access)"
+        echo "next: sudo udevadm control --reload && sudo udevadm trigger --subsystem-match=tty --subsystem-match=hidraw   (board and light access)"
         echo "      systemctl --user daemon-reload && systemctl --user enable --now callalert   (your service)"
         echo "  or: sudo systemd-sysusers && sudo systemctl daemon-reload && sudo systemctl enable --now callalert"
         echo "then: callalert doctor"

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CallAlertBoardCore
 import CallAlertClient
+import CallAlertLights
 import CallAlertProtocol
 import CallAlertSerial
 import CallAlertTransport
@@ -52,7 +53,28 @@ extension CallAlertCommand.Board {
 
     @OptionGroup var faults: FaultOptions
 
+    @Option(
+      help: ArgumentHelp(
+        "Simulate a USB light of this kind instead (kuando, blink1, luxafor, embrava): it rings --pattern until the "
+          + "cap or Ctrl-C and shows each report it receives.", valueName: "kind"))
+    var kind: LightKind?
+
+    @Option(help: "With --kind: the built-in pattern it rings.") var pattern = "UK"
+    @Option(help: "With --kind: the ring's colour (a name or #rrggbb).") var color = "red"
+    @Option(help: "With --kind kuando: the ringtone.") var ringtone = "telephoneOriginal"
+    @Option(help: "With --kind kuando: the volume, 0-7.") var volume: UInt8 = 4
+    @Option(help: "With --kind: how long it rings at most, in seconds (the cap, 1-30).") var seconds: UInt32 = 30
+
     func validate() throws {
+      if kind != nil {
+        if LightColor(text: color) == nil { throw ValidationError("--color '\(color)' is not a colour") }
+        if KuandoRingtone(name: ringtone) == nil {
+          let names = KuandoRingtone.allCases.map(\.name).joined(separator: ", ")
+          throw ValidationError("--ringtone '\(ringtone)' is not one of \(names)")
+        }
+        if volume > KuandoSound.maximumVolume { throw ValidationError("--volume must be 0 to 7") }
+        if seconds < 1 || seconds > 30 { throw ValidationError("--seconds must be 1 to 30") }
+      }
       if let baud, baud < 300 || baud > 4_000_000 {
         throw ValidationError("--baud must be 300 to 4000000, got \(baud)")
       }
@@ -65,6 +87,13 @@ extension CallAlertCommand.Board {
     }
 
     func run() async throws {
+      if let kind {
+        try await SimulateLight(
+          kind: kind, pattern: pattern, timeline: timeline, color: LightColor(text: color) ?? .dark,
+          ringtone: KuandoRingtone(name: ringtone) ?? .telephoneOriginal, volume: volume, capMs: seconds * 1_000
+        ).run()
+        return
+      }
       var configuration = BoardConfiguration.virtualDefault
       configuration.serial = Array(serial.utf8)
       configuration.motorChannels = motors

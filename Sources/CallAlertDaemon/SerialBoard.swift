@@ -1,0 +1,216 @@
+import CallAlertClient
+import CallAlertEngine
+import CallAlertPatterns
+import CallAlertProtocol
+import CallAlertRuntime
+import CallAlertTransport
+import Logging
+
+/// A CallAlert board on its serial link as a ``BoardDevice``: the board client's session (handshake, lease,
+/// reconnects after an unplug), the pattern names resolved against the board's table, and that table kept as
+/// the config's pattern file wants it (flashed once nothing plays).
+actor SerialBoard<C: Clock>: BoardDevice where C.Duration == Duration {
+  /// Runs on the process's event loop, beside the descriptors it reads and writes, so that bytes and
+  /// requests reach it without a hand-off between threads (see ``DescriptorEventLoop``).
+  nonisolated var unownedExecutor: UnownedSerialExecutor { DescriptorEventLoop.shared.asUnownedSerialExecutor() }
+
+  /// Opens a transport to the board.
+  typealias Connector = @Sendable () async throws -> any ByteTransport
+
+  private let name: String
+  private let connect: Connector
+  private let linkTiming: LinkTiming
+  private let clock: C
+  private let logger: Logger
+  private let activity: BoardActivity
+  /// The table the config's pattern file compiles to, installed when the board's differs; nil: none.
+  private let wantedTable: PatternBuild?
+  private var client: BoardClient<C>?
+  private var resolver = PatternResolver()
+  private var tableSync: Task<Void, Never>?
+  private var tableSyncDeferred = false
+  private var forwarding: Task<Void, Never>?
+
+  init(
+    name: String, clock: C, logger: Logger, linkTiming: LinkTiming, wantedTable: PatternBuild?,
+    activity: BoardActivity, connect: @escaping Connector
+  ) {
+    self.name = name
+    self.clock = clock
+    self.logger = logger
+    self.linkTiming = linkTiming
+    self.wantedTable = wantedTable
+    self.activity = activity
+    self.connect = connect
+  }
+
+  /// The reconnect policy: the client reopens the port after an unplug with these pauses.
+  private var reconnect: BoardClientOptions.Reconnect {
+    BoardClientOptions.Reconnect(initialDelay: .milliseconds(200), maxDelay: .seconds(5), open: connect)
+  }
+
+  func open() async throws(BoardDeviceError) -> BoardOpening {
+    var transport: (any ByteTransport)?
+    var attempt: BoardClient<C>?
+    do {
+      let opened = try await connect()
+      transport = opened
+      let options = BoardClientOptions(
+        timing: linkTiming, reconnect: reconnect, liveness: BoardClientOptions.Liveness())
+      let client = BoardClient(transport: opened, clock: clock, options: options)
+      attempt = client
+      let info = try await client.connect()
+      // A board left ringing by a daemon that died keeps ringing until its lease lapses: report it.
+      let playing: UInt32?
+      do { playing = try await client.status().token } catch {
+        logger.notice("board \(name): status after connecting failed, taking it for idle: \(error)")
+        playing = nil
+      }
+      self.client = client
+      connected(info)
+      return BoardOpening(events: forward(client.events), playing: playing)
+    } catch {
+      let noise = await attempt?.unreadableBytes ?? 0
+      // Let go of the port before the next try, or that try would find it held by this very daemon.
+      if let attempt { await attempt.close() } else { transport?.close() }
+      await transport?.waitUntilReleased()
+      let hint =
+        noise > 0
+        ? " (the line carried \(noise) bytes that decoded to no frame: a wrong baud rate, or not a CallAlert board?)"
+        : ""
+      throw BoardDeviceError(description: "\(error)\(hint)")
+    }
+  }
+
+  func play(_ request: BoardPlay) async throws(BoardDeviceError) -> BoardPlayed {
+    guard let client else { throw BoardDeviceError(description: "not connected") }
+    var resolution = resolver.resolve(request.pattern, options: request.options)
+    do {
+      do {
+        _ = try await client.play(
+          PlayRequest(token: request.token, capMs: request.capMs, options: request.options, source: resolution.source))
+      } catch .nak(_, let nak) where nak.code == .badSlot || nak.code == .badPattern {
+        // No such slot on this board (no table flashed yet): ring with the default ring rather than not at all.
+        resolution = PatternResolver.afterRefusal(
+          options: request.options,
+          because: "the board refused it (\(nak.code.map { "\($0)" } ?? "code \(nak.rawCode)"))")
+        _ = try await client.play(
+          PlayRequest(token: request.token, capMs: request.capMs, options: request.options, source: resolution.source))
+      }
+    } catch {
+      throw BoardDeviceError(description: "\(error)")
+    }
+    return BoardPlayed(fallback: resolution.fallback)
+  }
+
+  func stop(token: UInt32) async throws(BoardDeviceError) {
+    guard let client else { throw BoardDeviceError(description: "not connected") }
+    do { _ = try await client.stop(token: token) } catch { throw BoardDeviceError(description: "\(error)") }
+  }
+
+  func setIndicator(_ setting: IndicatorSetting) async throws(BoardDeviceError) {
+    guard let client else { throw BoardDeviceError(description: "not connected") }
+    do { _ = try await client.send(.setIndicator(setting)) } catch { throw BoardDeviceError(description: "\(error)") }
+  }
+
+  func becameIdle() {
+    if tableSyncDeferred && activity.isIdle { startTableSync(afterConnect: false) }
+  }
+
+  var health: BoardHealth {
+    get async {
+      guard let client else { return BoardHealth() }
+      return BoardHealth(info: await client.info, linkStatistics: BoardLinkStatistics(await client.linkStatistics))
+    }
+  }
+
+  func close() async {
+    tableSync?.cancel()
+    guard let client else { return }
+    do { try await client.stop() } catch { logger.notice("board \(name): STOP at shutdown failed: \(error)") }
+    await client.close()
+    forwarding?.cancel()
+  }
+
+  // MARK: - Events
+
+  /// The client's events as the driver's; a (re)connect reads the board's table again first.
+  private func forward(_ events: AsyncStream<BoardClientEvent>) -> AsyncStream<BoardDeviceEvent> {
+    let (stream, continuation) = AsyncStream.makeStream(of: BoardDeviceEvent.self)
+    forwarding = Task { [weak self] in
+      for await event in events {
+        guard let self, let mapped = await self.translate(event) else { continue }
+        continuation.yield(mapped)
+      }
+      continuation.finish()
+    }
+    return stream
+  }
+
+  private func translate(_ event: BoardClientEvent) -> BoardDeviceEvent? {
+    switch event {
+    case .event(.button(let press)) where press.button == 0: return .pressed(press.kind)
+    case .event(.playEnded(let ended)): return .playEnded(token: ended.token, reason: ended.reason)
+    case .event(.fault(let fault)):
+      return .fault(kind: "fault \(fault.code.map { "\($0)" } ?? "code \(fault.rawCode)")", detail: "\(fault.detail)")
+    case .event, .actuators: return nil
+    case .unreadableLine(let bytes): return .lineNoise(bytes: bytes)
+    case .unresponsive(let reason): return .unresponsive(reason: reason)
+    case .responsive(let info, let status):
+      connected(info)
+      return .responsive(playing: status.token)
+    case .restarted(let info):
+      connected(info)
+      return .restarted
+    case .disconnected(let reason): return .lost(reason: reason)
+    case .reconnected(let info, let status):
+      connected(info)
+      return .reconnected(playing: status.token)
+    case .closed: return .closed
+    }
+  }
+
+  private func connected(_ info: BoardInfo) {
+    logger.info(
+      "board \(name) connected: serial \(String(decoding: info.serial, as: UTF8.self)), table v\(info.table.version)")
+    startTableSync()
+  }
+
+  // MARK: - The board's pattern table (see BoardTableSync)
+
+  /// Reads the board's table (slot names and steps for the resolver) and, with a pattern file, installs it
+  /// when the board's differs, once nothing plays. After a (re)connect the board may hold another table, so
+  /// the old one is forgotten; a flash that waited for the ring to end keeps it until the new one is in.
+  private func startTableSync(afterConnect: Bool = true) {
+    guard let client else { return }
+    tableSync?.cancel()
+    tableSyncDeferred = false
+    if afterConnect { resolver.forgetTable() }
+    let sync = BoardTableSync(board: name, wanted: wantedTable, clock: clock, logger: logger)
+    let activity = self.activity
+    tableSync = Task { [weak self] in
+      let outcome = await sync.run(client: client, mayFlash: { activity.isIdle })
+      await self?.tableSynced(outcome)
+    }
+  }
+
+  private func tableSynced(_ outcome: BoardTableSync<C>.Outcome) {
+    guard !Task.isCancelled else { return }
+    tableSyncDeferred = outcome.flashDeferred
+    defer {
+      // The ring may have ended while the sync read the table: flash now rather than after the next call.
+      if tableSyncDeferred && activity.isIdle { startTableSync(afterConnect: false) }
+    }
+    guard outcome.known else { return }
+    resolver.learn(outcome.table)
+    // Logged once the names are in use, so that what the log says holds for the next call.
+    guard let table = outcome.table else {
+      logger.info("board \(name): no pattern table installed; names resolve to the built-in patterns")
+      return
+    }
+    let names = table.slots.enumerated().compactMap { slot, entry in
+      entry.map { "\(String(decoding: $0.name.prefix { $0 != 0 }, as: UTF8.self)) (slot \(slot))" }
+    }
+    logger.info("board \(name): pattern table v\(table.version): \(names.joined(separator: ", "))")
+  }
+}
