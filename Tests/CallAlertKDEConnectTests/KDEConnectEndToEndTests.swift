@@ -22,6 +22,10 @@ struct KDEConnectEndToEndTests {
     let status = try await rig.request(#"{"type":"status"}"#)
     #expect(status.contains(#""state":"pairing-requested""#))
     #expect(status.contains("callalert kdeconnect pair"))
+    // The key the user compares: the phone's, made with OpenSSL from both certificates, is the one status shows.
+    let key = try #require(await phone.says("key ")).dropFirst("key ".count)
+    #expect(key.count == 8)
+    #expect(status.contains("the phone shows the key \(key)"), "\(status)")
     #expect(try await rig.request(#"{"type":"pair","device":"test phone"}"#) == #"{"ok":true}"#)
     #expect(await phone.says("paired") != nil)
     #expect(await rig.event(#""name":"Test Phone""#, #""state":"connected""#) != nil)

@@ -20,6 +20,7 @@ It prints what happens, one line each: "linked <daemon id>", "paired", "unpaired
 "tls-failed <reason>", "closed". Every wait is bounded (--timeout); it never sleeps to synchronise.
 """
 import argparse
+import hashlib
 import json
 import os
 import select
@@ -48,6 +49,23 @@ def make_certificate(directory, device_id):
              "-keyout", key, "-out", cert, "-days", "3650", "-subj", f"/O=KDE/OU=KDE Connect/CN={device_id}"],
             check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return cert, key
+
+
+def public_key_info(certificate_der):
+    """The certificate's SubjectPublicKeyInfo, DER, as OpenSSL writes it."""
+    pem = subprocess.run(["openssl", "x509", "-inform", "DER", "-pubkey", "-noout"], input=certificate_der,
+                         check=True, capture_output=True).stdout
+    return subprocess.run(["openssl", "pkey", "-pubin", "-outform", "DER"], input=pem, check=True,
+                          capture_output=True).stdout
+
+
+def verification_key(ours_der, theirs_der, timestamp):
+    """KDE Connect's pairing key (protocol 8): SHA-256 over both public keys, the larger first, and the
+    request's timestamp; its first eight hexadecimal digits, upper case."""
+    first, second = public_key_info(ours_der), public_key_info(theirs_der)
+    if first < second:
+        first, second = second, first
+    return hashlib.sha256(first + second + str(timestamp).encode()).hexdigest()[:8].upper()
 
 
 def read_line(sock, limit, deadline):
@@ -194,6 +212,11 @@ def main():
                 if args.protocol >= 8:
                     pair["timestamp"] = int(time.time())
                 tls.sendall(packet("kdeconnect.pair", pair))
+                daemon_der = tls.getpeercert(binary_form=True)
+                if args.protocol >= 8 and daemon_der:
+                    with open(cert, "rb") as handle:
+                        ours_der = ssl.PEM_cert_to_DER_cert(handle.read().decode())
+                    say(f"key {verification_key(ours_der, daemon_der, pair['timestamp'])}")
             elif verb == "ring":
                 number = words[1]
                 name = " ".join(words[2:]) or number
