@@ -36,6 +36,9 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
     .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
     .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+    .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+    .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+    .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
   ],
   targets: [
     // Portable (standard library only; also compiled as Embedded Swift by `make firmware-check`).
@@ -185,6 +188,32 @@ let package = Package(
       ],
       swiftSettings: strictSettings),
 
+    // Host: KDE Connect's telephony (docs/PHONE.md): packets, the phone-call tracker and pairing as pure cores;
+    // discovery, the TLS links (SwiftNIO, swift-nio-ssl) and the device's certificate (swift-certificates).
+    .target(
+      name: "CallAlertKDEConnect",
+      dependencies: [
+        "CallAlertEngine", "CallAlertInputs",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
+        .product(name: "NIOTLS", package: "swift-nio"),
+        .product(name: "X509", package: "swift-certificates"),
+        .product(name: "SwiftASN1", package: "swift-asn1"),
+        .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      swiftSettings: strictSettings),
+    // Host: KDE Connect as a `DaemonAddOn`: the `kdeconnect:` section's service, its pairing and health.
+    .target(
+      name: "CallAlertKDEConnectDaemon",
+      dependencies: [
+        "CallAlertDaemon", "CallAlertKDEConnect", "CallAlertControl", "CallAlertEngine", "CallAlertInputs",
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+      ],
+      swiftSettings: strictSettings),
+
     // Host: in-process virtual boards for `run --simulate`, handed to the daemon as a board source; the demo.
     .target(
       name: "CallAlertSimulation",
@@ -215,7 +244,7 @@ let package = Package(
         "CallAlertProtocol", "CallAlertBoardCore", "CallAlertSerial", "CallAlertVirtualBoard", "CallAlertClient",
         "CallAlertDaemon", "CallAlertInputs", "CallAlertControl", "CallAlertHistory", "CallAlertEngine",
         "CallAlertPatterns", "CallAlertQemu", "CallAlertDoctor", "CallAlertTransport", "CallAlertSimulation",
-        "CallAlertHTTPDaemon", "CBuildInfo", "CallAlertLights", "CallAlertHID",
+        "CallAlertHTTPDaemon", "CallAlertKDEConnectDaemon", "CBuildInfo", "CallAlertLights", "CallAlertHID",
         .product(name: "SystemPackage", package: "swift-system"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
@@ -418,6 +447,21 @@ let package = Package(
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ],
       exclude: ["Scenarios"],
+      swiftSettings: strictSettings
+    ),
+    .testTarget(
+      name: "CallAlertKDEConnectTests",
+      dependencies: [
+        "CallAlertKDEConnect", "CallAlertKDEConnectDaemon", "CallAlertDaemon", "CallAlertSimulation",
+        "CallAlertEngine", "CallAlertInputs", "CallAlertControl", "CallAlertTestSupport", "CallAlertHTTPDaemon",
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "Clocks", package: "swift-clocks"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOEmbedded", package: "swift-nio"),
+      ],
+      exclude: ["Fixtures"],
       swiftSettings: strictSettings
     ),
     .testTarget(

@@ -56,6 +56,9 @@ extension ControlRequest {
       members.append(("limit", String(limit)))
     case .reload:
       add("type", "reload")
+    case .pair(let device):
+      add("type", "pair")
+      add("device", device)
     }
     return JSONText.object(members)
   }

@@ -25,6 +25,9 @@ public enum ControlRequest: Equatable, Sendable {
   case history(missedOnly: Bool, limit: Int)
   /// Re-read the config file.
   case reload
+  /// Accept a phone's pending KDE Connect pairing request: the phone by the name it shows, or its id
+  /// (`callalert kdeconnect pair <device>`, docs/PHONE.md).
+  case pair(device: String)
 
   /// The `limit` of a `history` request that gives none.
   public static let defaultHistoryLimit = 20
@@ -43,6 +46,7 @@ public enum ControlRequest: Equatable, Sendable {
     "status": [],
     "history": ["missed", "limit"],
     "reload": [],
+    "pair": ["device"],
   ]
 
   /// Parses one line.
@@ -209,6 +213,12 @@ struct ControlLineReader {
       }
       return .history(missedOnly: missed, limit: limit)
     case "status": return .status
+    case "pair":
+      let value = try required(root, "device", type: type)
+      guard let device = value.string, !device.isEmpty, CallID.problem(device) == nil else {
+        throw error(value.start, "device", "\(value.quoted) is not a device's name or id")
+      }
+      return .pair(device: device)
     default: return .reload
     }
   }

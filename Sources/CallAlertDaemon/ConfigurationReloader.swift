@@ -79,7 +79,7 @@ struct ConfigurationChange: CustomStringConvertible, Equatable {
   /// to the boards), and the call sources and services, each a connection or a listener of its own.
   static let boundAtStart: Set = [
     "socket.path", "socket.mode", "socket.group", "socket.allow_others", "history.path", "history.keep_days",
-    "patterns.file", "sources", "http", "mqtt", "sip",
+    "patterns.file", "sources", "http", "mqtt", "sip", "kdeconnect",
   ]
 
   /// `changed cap, do_not_disturb; socket.path takes effect at the next start` or `nothing changed`.
@@ -101,6 +101,7 @@ struct ConfigurationChange: CustomStringConvertible, Equatable {
     "socketAllowOthers": "socket.allow_others", "socketGroup": "socket.group", "historyPath": "history.path",
     "historyKeepDays": "history.keep_days", "eventsFormat": "events", "patternsFile": "patterns.file",
     "pushRules": "push_rules", "sources": "sources", "http": "http", "mqtt": "mqtt", "sipAccounts": "sip",
+    "kdeConnect": "kdeconnect",
   ]
 
   /// The stored properties whose values differ, in declaration order.

@@ -19,6 +19,8 @@ struct ControlHandler<C: Clock>: Sendable where C.Duration == Duration {
   var configuration: DaemonConfiguration { reloader.current }
   /// The sources beside the control requests (SIP, phone systems, MQTT), for their health in `status`.
   var sources: [any CallSourceService] = []
+  /// What the add-ons add: their `status` entries, the answer to `pair`.
+  var addOns: DaemonAddOnHooks? = nil
 
   /// Answers one request; `source` and `lineNumber` name where it came from, for logs and id-less pushes.
   func handle(_ request: ControlRequest, source: String, lineNumber: Int) async -> ControlResponse {
@@ -48,10 +50,14 @@ struct ControlHandler<C: Clock>: Sendable where C.Duration == Duration {
         snapshot, boardInfos: infos, boardLinks: links, boardProblems: problems, boardPorts: ports,
         history: history.health)
       for source in sources { report.sources = (report.sources ?? []) + (await source.health()) }
+      if let added = await addOns?.sources(), !added.isEmpty { report.sources = (report.sources ?? []) + added }
       return .status(report)
     case .history(let missedOnly, let limit):
       // Never ok while records wait in memory or were lost: the calls read, and what is missing.
       return await history.calls(missedOnly: missedOnly, limit: limit).response
+    case .pair(let device):
+      guard let addOns else { return await DaemonAddOnHooks().pair(device) }
+      return await addOns.pair(device)
     case .reload:
       do {
         try await reloader.reload(trigger: "\(source):\(lineNumber)")

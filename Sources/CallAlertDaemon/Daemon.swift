@@ -163,8 +163,10 @@ public enum Daemon {
           let line = source.eventLine(format: format, at: Date())
           if let eventSink { eventSink(line) } else { printer?.print(line) }
         }))
+    let addOnHooks = DaemonAddOnHooks()
     let handler = ControlHandler(
-      service: service, intake: intake, history: writer, reloader: reloader, logger: logger, sources: sources)
+      service: service, intake: intake, history: writer, reloader: reloader, logger: logger, sources: sources,
+      addOns: addOnHooks)
     let endpoint = ControlLineEndpoint(handle: handler.handle, logger: logger)
     let events = await service.subscribe()
 
@@ -188,7 +190,12 @@ public enum Daemon {
       services.append(.init(service: StandardInputService(endpoint: endpoint), successTerminationBehavior: .ignore))
     }
     services += try await addOnServices(
-      options, configuration, handler: handler, service: service, connections: server.connections, logger: logger)
+      options, configuration, handler: handler, service: service, connections: server.connections, logger: logger,
+      hooks: addOnHooks,
+      announce: { [format = configuration.eventsFormat] source in
+        let line = source.eventLine(format: format, at: Date())
+        if let eventSink { eventSink(line) } else { printer?.print(line) }
+      })
     logger.info("callalert daemon: \(configuration.engine.boards.count) board(s), socket \(configuration.socketPath)")
     return ServiceGroup(
       configuration: ServiceGroupConfiguration(services: services, gracefulShutdownSignals: signals, logger: logger))

@@ -55,13 +55,18 @@ public struct DaemonAddOnContext: Sendable {
   public var connections: ConnectionBudget
   /// The daemon's logger.
   public var logger: Logger
+  /// Where an add-on registers its `status` entries and its answer to `pair`.
+  public var hooks: DaemonAddOnHooks
+  /// Prints a source's change of state as an event line (beside the engine's events), as SIP accounts do.
+  public var announce: @Sendable (StatusReport.Source) -> Void
 }
 
 extension Daemon {
   /// The add-ons' services.
   static func addOnServices<C: Clock>(
     _ options: DaemonOptions, _ configuration: DaemonConfiguration, handler: ControlHandler<C>,
-    service: AlertService<C>, connections: ConnectionBudget, logger: Logger
+    service: AlertService<C>, connections: ConnectionBudget, logger: Logger, hooks: DaemonAddOnHooks,
+    announce: @escaping @Sendable (StatusReport.Source) -> Void
   ) async throws(DaemonStartError) -> [ServiceGroupConfiguration.ServiceConfiguration] {
     let context = DaemonAddOnContext(
       configuration: configuration, configPath: options.configPath,
@@ -78,7 +83,7 @@ extension Daemon {
       }, linkStatistics: { await service.boardLinkStatistics() },
       onCallToPlay: { listener in service.onCallToPlay(listener) },
       callIsRecorded: { [history = handler.history] id in await history.containsCall(id: id) },
-      connections: connections, logger: logger)
+      connections: connections, logger: logger, hooks: hooks, announce: announce)
     var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
     for addOn in options.addOns {
       services += try await addOn.services(context).map { .init(service: $0) }
@@ -118,6 +123,12 @@ extension Daemon {
       throw DaemonStartError(
         description: "http: this program was built without the HTTP API; remove the http: section or run "
           + "the callalert command, which serves it")
+    }
+    // So is a kdeconnect: section.
+    if configuration.kdeConnect != nil && !options.addOns.contains(where: { $0.name == "kdeconnect" }) {
+      throw DaemonStartError(
+        description: "kdeconnect: this program was built without KDE Connect; remove the kdeconnect: section or "
+          + "run the callalert command, which serves it")
     }
     for addOn in options.addOns { try addOn.check(configuration) }
   }

@@ -14,7 +14,45 @@ extension Doctor {
     for account in configuration.sipAccounts {
       findings += await sipFindings(account, daemon: daemon)
     }
+    if let settings = configuration.kdeConnect {
+      findings += kdeConnectFindings(settings, daemon: daemon)
+    }
     return findings
+  }
+
+  /// The phones paired over KDE Connect (docs/PHONE.md), as the running daemon reports them.
+  private func kdeConnectFindings(_ settings: KDEConnectSettings, daemon: StatusReport?) -> [DoctorFinding] {
+    guard let daemon else {
+      return [
+        DoctorFinding(
+          "kdeconnect", .skipped,
+          "the phones are known only to the running daemon; start it and run `callalert doctor` again")
+      ]
+    }
+    let phones = (daemon.sources ?? []).filter { $0.kind == "kdeconnect" }
+    guard !phones.isEmpty else {
+      return [
+        DoctorFinding(
+          "kdeconnect", .warning, "no phone is paired or linked with \"\(settings.name)\"",
+          fix:
+            "open KDE Connect on the phone on this network, pick \"\(settings.name)\", tap Request pairing, then run "
+            + "`callalert kdeconnect pair <phone>`; UDP 1716 and TCP \(settings.tcpPorts.lowerBound)-"
+            + "\(settings.tcpPorts.upperBound) must be open; docs/PHONE.md")
+      ]
+    }
+    return phones.map { phone in
+      let check = "kdeconnect \(phone.name)"
+      switch phone.state {
+      case "connected": return DoctorFinding(check, .ok, "paired and connected (\(phone.address))")
+      case "refused":
+        return DoctorFinding(
+          check, .error, "refused: \(phone.reason ?? "")",
+          fix: "if the phone was reset, unpair it in KDE Connect and pair again; docs/PHONE.md")
+      default:
+        return DoctorFinding(
+          check, .warning, "\(phone.state)\(phone.reason.map { ": \($0)" } ?? "")", fix: "docs/PHONE.md, Health")
+      }
+    }
   }
 
   private func mqttFindings(_ settings: MQTTSettings, daemon: StatusReport?) async -> [DoctorFinding] {

@@ -5,7 +5,7 @@
 /// received it, never from what the sender wrote: nobody on MQTT can claim to be the local socket.
 public struct CallSource: RawRepresentable, Hashable, Comparable, Codable, Sendable, CustomStringConvertible {
   /// The source's name: `socket`, `stdin`, `http`, a webhook's provider, `sip:<account>`,
-  /// `source:<bridge>`, `mqtt`.
+  /// `source:<bridge>`, `mqtt`, `kdeconnect:<phone>`.
   public var rawValue: String
 
   /// A source named `rawValue`.
@@ -30,6 +30,9 @@ public struct CallSource: RawRepresentable, Hashable, Comparable, Codable, Senda
 
   /// A phone-system bridge of `sources:` (FRITZ!Box call monitor, Asterisk AMI), by its name.
   public static func bridge(_ name: String) -> CallSource { CallSource("source:\(name)") }
+
+  /// A phone paired over KDE Connect, by the name it shows.
+  public static func kdeConnect(_ device: String) -> CallSource { CallSource("kdeconnect:\(device)") }
 
   /// Whether its calls always find room, whatever their level: only the local control socket's.
   public var isLocal: Bool { self == .controlSocket }

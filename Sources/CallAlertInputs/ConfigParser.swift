@@ -45,7 +45,7 @@ struct ConfigParser {
   /// The sections a file may have.
   static let sections = [
     "cap", "tombstone", "boards", "patterns", "do_not_disturb", "region", "missed_indicator", "socket", "history",
-    "events", "push_rules", "sources", "http", "mqtt", "sip",
+    "events", "push_rules", "sources", "http", "mqtt", "sip", "kdeconnect",
   ]
 
   init(file: String, environment: [String: String], userID: UInt32) {
@@ -145,6 +145,10 @@ struct ConfigParser {
         node, region: engine.defaultRegion, boardNames: boardNames, sourceNames: config.sources.map(\.name))
     {
       config.sipAccounts = accounts
+    }
+    // A bare `kdeconnect:` turns it on with every default.
+    if let node = entries.first(where: { $0.key == "kdeconnect" })?.value {
+      config.kdeConnect = kdeConnect(node, historyPath: config.historyPath)
     }
     normaliseCallers(into: &engine)
     config.engine = engine

@@ -31,6 +31,8 @@ public struct DaemonConfiguration: Equatable, Sendable {
   public var sources: [BridgeSource] = []
   /// The HTTP API (`http:`, or `callalert run --http`); nil: off.
   public var http: HTTPSettings? = nil
+  /// This host as a KDE Connect device, for phones' calls (`kdeconnect:`, docs/PHONE.md); nil: off.
+  public var kdeConnect: KDEConnectSettings? = nil
   /// The MQTT broker this host shares calls and state through; nil: none (docs/MQTT.md).
   public var mqtt: MQTTSettings? = nil
   /// SIP ring extensions (`sip: accounts:`); see docs/SIP.md.

@@ -123,20 +123,20 @@ import Testing
     (
       #"{"id":"c1"}"#, "1", "type",
       "missing; say what the line is with \"type\": one of call, hangup, answered, ack, dnd, silent, push, status, "
-        + "history, reload"
+        + "history, reload, pair"
     ),
     (
       #"{"type":"ring"}"#, "9", "type",
-      "\"ring\" is not one of call, hangup, answered, ack, dnd, silent, push, status, history, reload"
+      "\"ring\" is not one of call, hangup, answered, ack, dnd, silent, push, status, history, reload, pair"
     ),
     (
       #"{"type":"hangpu","id":"c1"}"#, "9", "type",
-      "\"hangpu\" is not one of call, hangup, answered, ack, dnd, silent, push, status, history, reload; "
+      "\"hangpu\" is not one of call, hangup, answered, ack, dnd, silent, push, status, history, reload, pair; "
         + "did you mean 'hangup'?"
     ),
     (
       #"{"type":7}"#, "9", "type",
-      "7 is not one of call, hangup, answered, ack, dnd, silent, push, status, history, reload"
+      "7 is not one of call, hangup, answered, ack, dnd, silent, push, status, history, reload, pair"
     ),
     (#"{"type":"dnd","mode":"quiet"}"#, "22", "mode", "\"quiet\" is not one of on, off, scheduled"),
     (#"{"type":"dnd"}"#, "1", "mode", "missing; dnd needs \"mode\""),

@@ -39,6 +39,7 @@ import Testing
         .status,
         .history(missedOnly: true, limit: 20),
         .reload,
+        .pair(device: "Pixel 7"),
       ])
   }
 

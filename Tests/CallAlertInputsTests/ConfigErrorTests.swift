@@ -35,7 +35,7 @@ import Testing
     Case(
       "ringtone: x\n", "1:1", "ringtone",
       "unknown key 'ringtone' at the top; expected one of cap, tombstone, boards, patterns, do_not_disturb, region, "
-        + "missed_indicator, socket, history, events, push_rules, sources, http, mqtt, sip"
+        + "missed_indicator, socket, history, events, push_rules, sources, http, mqtt, sip, kdeconnect"
     ),
     Case(
       "do_not_disturb:\n  quite_hours: []\n", "2:3", "do_not_disturb.quite_hours",

@@ -67,6 +67,7 @@ import Testing
     #expect(mqtt.nodeID == "upstairs")
     #expect(config.sipAccounts.map(\.name) == ["office"])
     #expect(config.sipAccounts.first?.passwordFile == "\(folder)/sip.secret")
+    #expect(config.kdeConnect?.name == "Bedroom" && config.kdeConnect?.muteOnAcknowledge == true)
   }
 
   /// The sections table has a row for every top-level key of the full example.

@@ -9,7 +9,7 @@ struct CallAlertCommand: AsyncParsableCommand {
     version: BuildVersion.line,
     subcommands: [
       Run.self, Demo.self, Notify.self, Status.self, History.self, Patterns.self, Flash.self, Ports.self, Board.self,
-      Doctor.self,
+      Doctor.self, KDEConnect.self,
     ]
   )
 }

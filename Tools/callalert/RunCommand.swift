@@ -2,6 +2,7 @@ import ArgumentParser
 import CallAlertDaemon
 import CallAlertHTTPDaemon
 import CallAlertInputs
+import CallAlertKDEConnectDaemon
 import CallAlertSerial
 import CallAlertSimulation
 import Logging
@@ -67,7 +68,7 @@ extension CallAlertCommand {
         readStandardInput: !noStdin, baudRate: port.baud, historyPath: history)
       if simulate { options.boardSource = .virtualBoards() }
       options.http = http
-      options.addOns = [.http(defaultListen: noHTTP ? nil : DaemonAddOn.defaultAddress)]
+      options.addOns = [.http(defaultListen: noHTTP ? nil : DaemonAddOn.defaultAddress), .kdeConnect()]
       do {
         try await Daemon.run(options: options, logger: Logger(label: "callalert"))
       } catch let error as DaemonStartError {

@@ -29,6 +29,12 @@ if [ "${CALLALERT_SKIP_PEERS:-0}" != 1 ]; then
   [ -x /usr/sbin/kamailio ] || missing+=(kamailio)
   [ -x /usr/sbin/mosquitto ] || command -v mosquitto >/dev/null 2>&1 || missing+=(mosquitto)
   command -v mosquitto_sub >/dev/null 2>&1 || missing+=(mosquitto-clients)
+  # The KDE Connect tests' scripted phone (Python's own ssl module) makes its certificate with openssl; KDE's
+  # own daemon (kdeconnectd, headless on a session bus of its own) is the peer of the discovery and pairing test.
+  command -v openssl >/dev/null 2>&1 || missing+=(openssl)
+  command -v kdeconnect-cli >/dev/null 2>&1 || missing+=(kdeconnect)
+  command -v dbus-run-session >/dev/null 2>&1 || missing+=(dbus)
+  command -v ip >/dev/null 2>&1 || [ -x /usr/sbin/ip ] || missing+=(iproute2)
   command -v wrk >/dev/null 2>&1 || missing+=(wrk)
   # The page's browser test (Tools/scripts/check-page.sh): Debian's chromium and its driver, and Selenium.
   [ -x /usr/bin/chromium ] || missing+=(chromium)
