@@ -71,6 +71,20 @@ struct PageEndToEndTests {
     try await rig.stop()
   }
 
+  /// The setup page's Pair button reaches the daemon's `pair` request, as `callalert kdeconnect pair` does: here
+  /// without a `kdeconnect:` section, so the daemon's answer says what to do; an empty name never leaves the page.
+  @Test func thePairButtonAsksTheDaemonAndShowsItsAnswer() async throws {
+    let rig = try await HTTPDaemonRig.start()
+    let browser = PageBrowser(port: rig.port)
+    let token = try #require(try await browser.send(.GET, "/page/setup").formToken)
+    let pair = try await browser.press("/page/actions/pair", [("device", "Pixel 7")], token: token)
+    #expect(pair.status >= 400 && pair.body.contains("KDE Connect is off"), "\(pair.status) \(pair.body)")
+    let empty = try await browser.press("/page/actions/pair", [("device", "")], token: token)
+    #expect(empty.status == 400 && empty.body.contains("device"), "\(empty.body)")
+    try await browser.shutdown()
+    try await rig.stop()
+  }
+
   @Test func doNotDisturbSwitchedOnThePageIsKeptOverARestart() async throws {
     let rig = try await HTTPDaemonRig.start()
     let browser = PageBrowser(port: rig.port)

@@ -89,6 +89,19 @@ struct PageRenderingTests {
     #expect(html.contains("the config names no phone system"))
   }
 
+  @Test func aPhoneAskingToPairHasAButtonThatAcceptsIt() throws {
+    var status = try Self.status()
+    status.sources = [
+      StatusReport.Source(name: "Pixel <7>", kind: "kdeconnect", address: "192.0.2.7", state: "pairing-requested"),
+      StatusReport.Source(name: "Old phone", kind: "kdeconnect", address: "192.0.2.8", state: "connected"),
+    ]
+    let html = SetupPage(status: status, csrf: "t0k").document
+    #expect(html.contains(#"action="/page/actions/pair""#))
+    #expect(html.contains(#"name="device" value="Pixel &lt;7&gt;""#) && html.contains("Pair with Pixel &lt;7&gt;"))
+    #expect(!html.contains(#"value="Old phone""#), "a paired phone has no button")
+    #expect(html.contains(#"name="csrf" value="t0k""#))
+  }
+
   @Test func theDoctorsFindingsComeProblemsFirstWithTheirFixes() throws {
     let findings = [
       SetupFinding(check: "config", status: "ok", summary: "loads"),

@@ -123,6 +123,15 @@ extension HTTPAPI {
       if let problem = CallID.problem(id) { throw ProblemDocument.badInput(problem, field: "call", location: "form") }
       return try await act(.input(.answered(callID: id)), back: form["back"])
     }
+    page.post(RouterPath(PagePaths.pair)) { request, _ in
+      let form = try await pageForm(request)
+      let device = form["device"] ?? ""
+      guard !device.isEmpty, device.utf8.count <= 256 else {
+        throw ProblemDocument.badInput(
+          "device: a phone's name or id, up to 256 bytes", field: "device", location: "form")
+      }
+      return try await act(.pair(device: device), back: PagePaths.setup)
+    }
     page.post(RouterPath(PagePaths.stopAll)) { request, _ in
       let form = try await pageForm(request)
       return try await act(.input(.acknowledge(board: nil)), back: form["back"])

@@ -41,8 +41,11 @@ public enum PagePaths {
   /// Runs `callalert doctor`'s checks: the setup page with their findings.
   public static let doctor = "/page/actions/doctor"
 
+  /// Accepts a phone's pending KDE Connect pairing request (field `device`), as `callalert kdeconnect pair`.
+  public static let pair = "/page/actions/pair"
+
   /// The pages an action may send the browser back to (field `back`); anything else goes to the live view.
-  static let returnable = [live, history, history + "?missed=1", quiet]
+  static let returnable = [live, history, history + "?missed=1", quiet, setup]
 
   /// Whether a path is the page's (or `/`, which sends a browser to it).
   public static func owns(_ path: String) -> Bool { path == "/" || path == live || path.hasPrefix(live + "/") }

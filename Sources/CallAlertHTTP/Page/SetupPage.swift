@@ -1,8 +1,9 @@
 import CallAlertControl
 
 /// How the setup stands, from the daemon's status: each board (where the daemon looks, connected or why not,
-/// with what to do), each source of calls (a FRITZ!Box, a PBX's AMI, MQTT, each SIP account: connected or
-/// failing and why, and when it tries again), and the call history. What only `callalert doctor` can check
+/// with what to do), each source of calls (a FRITZ!Box, a PBX's AMI, MQTT, each SIP account, each phone over
+/// KDE Connect: connected or failing and why, and when it tries again; a phone asking to pair, with a button
+/// that accepts it), and the call history. What only `callalert doctor` can check
 /// (the udev rule, the port's permissions for another user, the firmware image) is pointed to.
 struct SetupPage {
   let status: StatusReport
@@ -35,7 +36,14 @@ struct SetupPage {
         if let next = source.nextAttemptMs { why += (why.isEmpty ? "" : "; ") + "next try in \(next / 1_000) s" }
         body += "<tr><td>\(HTML.escape(source.name))</td><td>\(HTML.escape(source.kind))</td>"
         body += "<td>\(HTML.escape(source.address))</td><td>\(HTML.escape(source.state))</td>"
-        body += "<td>\(HTML.escape(why.isEmpty ? "-" : why))</td></tr>"
+        body += "<td>\(HTML.escape(why.isEmpty ? "-" : why))"
+        if source.kind == "kdeconnect", source.state == "pairing-requested" {
+          // The phone asked to pair: accepting it here is `callalert kdeconnect pair <phone>`.
+          body += PageLayout.actionForm(
+            PagePaths.pair, csrf: csrf, fields: [("device", source.name)], button: "Pair with \(source.name)",
+            id: "pair-\(source.name)")
+        }
+        body += "</td></tr>"
       }
       body += "</tbody></table>"
     } else {
