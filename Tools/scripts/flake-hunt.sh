@@ -62,9 +62,14 @@ case "$LOAD" in
     done
     ;;
   run)
-    # In a session of its own, so that stopping it stops its swift test and the test process under it too.
-    setsid bash -c 'while :; do "$0" test --skip-build "$@" >/dev/null 2>&1; done' \
-      "$SWIFT" "${SCRATCH[@]}" --skip "$REALTIME_SUITES" &
+    # The test bundle itself, not `swift test`: two `swift test` in one build folder take turns on SwiftPM's
+    # lock, so the "second run" only ever ran between the hunt's runs (a loaded hunt's realtime runs saw a
+    # load of 1.4) and waited for them, which counted in their times. In a session of its own, so that
+    # stopping it stops the test process too.
+    bundle="$("$SWIFT" build --show-bin-path "${SCRATCH[@]}")/CallAlertPackageTests.xctest"
+    [ -x "$bundle" ] || { echo "flake-hunt: no test bundle at $bundle" >&2; exit 1; }
+    setsid bash -c 'while :; do "$0" --testing-library swift-testing "$@" >/dev/null 2>&1; done' \
+      "$bundle" --skip "$REALTIME_SUITES" &
     load_pids+=($!)
     ;;
   0) ;;
