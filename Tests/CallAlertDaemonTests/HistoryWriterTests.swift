@@ -572,9 +572,13 @@ extension HistoryWriter {
     #expect(answer.calls.map(\.id) == ["c2", "m1", "c1"] && answer.response.isSuccess)
     let change = await HistoryWriterTests.next(changes) { $0.recreated != nil }
     let recreated = try #require(change?.recreated)
-    #expect(recreated.reason == .replaced && recreated.calls == 2)
+    // The calls put back: c1 and m1, and c2 too when the writer's thread noticed the file in the commit that
+    // wrote c2 rather than before it (a loaded machine's order, seen once); every one is on disk either way.
+    #expect(recreated.reason == .replaced && (2...3).contains(recreated.calls), "\(recreated.calls)")
     let keptAs = try #require(recreated.keptAs)
     #expect(try String(contentsOfFile: keptAs, encoding: .utf8) == "someone else's file")
+    await writer.drain()
+    #expect(try Self.onDisk(path).ids == ["c2", "m1", "c1"])
     #expect(try Self.onDisk(path).missed == ["m1"])
     await writer.stop()
   }

@@ -70,6 +70,18 @@ struct SIPRig {
     events = lines.makeAsyncIterator()
     let group = group
     running = Task { try await group.run() }
+    // The board connects in its own time: a call that came first rang with no board, and the CANCEL SIPp sends
+    // 600 ms later ended it before the board was there (under load it did: the board never sounded). The
+    // tests' calls come once it is connected.
+    let socket = socket
+    let status = await answer(within: 30) {
+      (try? await ControlSocketClient.request(#"{"type":"status"}"#, path: socket)) ?? ""
+    } until: {
+      $0.contains(#""connected":true"#)
+    }
+    guard status.contains(#""connected":true"#) else {
+      throw RigError("the virtual board did not connect within 30 s: \(status) \(log.all.suffix(10))")
+    }
   }
 
   /// Reads event lines until one contains every word; that line, or nil when the events ended.
