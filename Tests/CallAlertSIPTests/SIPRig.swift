@@ -109,12 +109,16 @@ struct SIPRig {
   }
 
   /// Waits until the board is silent, nothing playing (a ring's own silent steps are not silence); false
-  /// when its changes ended first.
-  mutating func boardFallsSilent() async -> Bool {
-    while await board.withBoard({ $0.playingToken != nil || $0.actuators.isAlerting }) {
-      guard await changes.next() != nil else { return false }
+  /// when it still plays after `seconds`. Asked again every 20 ms rather than at each actuator change: a STOP
+  /// that lands in a ring's silent step ends the play without changing an actuator, and a wait for the next
+  /// change then waited for ever (seen under load).
+  func boardFallsSilent(within seconds: Double = 30) async -> Bool {
+    let board = board
+    return await answer(within: seconds, every: .milliseconds(20)) {
+      await board.withBoard { $0.playingToken == nil && !$0.actuators.isAlerting }
+    } until: {
+      $0
     }
-    return true
   }
 
   /// The board's alert spans so far.
