@@ -1,5 +1,6 @@
-/// Text made safe for HTML: everything the page shows that came from outside (a caller's name, a call id, a
-/// board's problem) goes through ``escape(_:)`` once, where it is written into the page.
+/// Text made safe for HTML (and XML): everything the page shows that came from outside (a caller's name, a call
+/// id, a board's problem) goes through ``escape(_:)`` once, where it is written into the page; so does the URL in
+/// sipgate's XML answer.
 enum HTML {
   /// `&`, `<`, `>`, `"` and `'` as character references: safe in text and in quoted attribute values.
   static func escape(_ text: String) -> String {

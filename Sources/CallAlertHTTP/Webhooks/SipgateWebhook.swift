@@ -35,7 +35,7 @@ public enum SipgateWebhook {
       guard (form["direction"] ?? "in") == "in" else { return WebhookAnswer([], contentType: xml, body: emptyResponse) }
       // `user[]` names who receives the call, not the caller: sipgate.io sends no caller's name.
       let call = IncomingCall(id: id, callerNumber: Webhook.callerNumber(form["from"]))
-      let url = escaped(callbackURL)
+      let url = HTML.escape(callbackURL)  // the same character references serve XML
       return WebhookAnswer(
         [.input(.call(call))], contentType: xml,
         body: #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
@@ -65,18 +65,4 @@ public enum SipgateWebhook {
   static let xml = "application/xml"
   static let emptyResponse = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n<Response/>\n"
 
-  /// Text safe inside an XML attribute.
-  static func escaped(_ text: String) -> String {
-    var out = ""
-    for character in text {
-      switch character {
-      case "&": out += "&amp;"
-      case "\"": out += "&quot;"
-      case "<": out += "&lt;"
-      case ">": out += "&gt;"
-      default: out.append(character)
-      }
-    }
-    return out
-  }
 }
