@@ -324,7 +324,8 @@ let package = Package(
       swiftSettings: strictSettings
     ),
     .testTarget(
-      name: "CallAlertLightsTests", dependencies: ["CallAlertLights", "CallAlertProtocol"], exclude: ["Fixtures"],
+      name: "CallAlertLightsTests", dependencies: ["CallAlertLights", "CallAlertProtocol", "CallAlertTestSupport"],
+      exclude: ["Fixtures"],
       swiftSettings: strictSettings),
     .testTarget(
       name: "CallAlertRuntimeTests",

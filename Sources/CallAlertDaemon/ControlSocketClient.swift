@@ -48,13 +48,14 @@ public enum ControlSocketClient {
 
   /// Sends one request line and returns the answer line.
   ///
-  /// The exchange runs with blocking calls on a thread of its own, off the concurrency pool.
+  /// The exchange, connect(2) included (it waits while the daemon's listen queue is full), runs with blocking
+  /// calls on a thread of its own, off the concurrency pool.
   public static func request(_ line: String, path: String) async throws(ControlSocketError) -> String {
-    let fd = try connect(path)
     let result = await withCheckedContinuation {
       (done: CheckedContinuation<Result<String, ControlSocketError>, Never>) in
       let thread = Thread {
-        done.resume(returning: Result { () throws(ControlSocketError) in try exchange(fd, line, path: path) })
+        done.resume(
+          returning: Result { () throws(ControlSocketError) in try exchange(try connect(path), line, path: path) })
       }
       thread.name = "callalert control client"
       thread.start()

@@ -384,14 +384,15 @@ final class HistoryWriter: Sendable {
       return (before, state.lost)
     }
     guard let dropped else { return }
-    let firstDrop = dropped.before == 0 ? health : nil  // as it is now, not when the thread gets to it
     busy.async {
       if dropped.before == 0 || dropped.before / 1_000 != dropped.total / 1_000 {
         self.logger.error(
           "history: the memory queue is full (\(self.capacity) writes); the oldest call was dropped, \(dropped.total) write(s) lost so far"
         )
       }
-      if let firstDrop { self.onChange(firstDrop) }
+      // The health when the thread gets here: a snapshot taken at the drop could reach watchers after a
+      // newer one (a failed write publishes its own meanwhile), and `lost` would seem to go down.
+      if dropped.before == 0 { self.onChange(self.health) }
     }
   }
 

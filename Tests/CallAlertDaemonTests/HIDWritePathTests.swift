@@ -11,27 +11,22 @@ import Testing
 struct HIDWritePathTests {
   static let fakePath = "/dev/hidraw-callalert-test"
 
-  /// Compiles the shim once per run into a temporary folder; nil (the tests then fail, saying why) without cc.
-  static let shim: Result<String, ShimError> = {
+  /// Compiles the shim once per run into a temporary folder (off the concurrency pool, at most 60 s); a
+  /// failure (the tests then fail, saying why) without cc.
+  static let shim = Task { () -> Result<String, ShimError> in
     let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
       .appendingPathComponent("FakeHidraw/fake_hidraw.c").path
     let library = FileManager.default.temporaryDirectory
       .appendingPathComponent("callalert-fake-hidraw-\(getpid()).so").path
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["cc", "-shared", "-fPIC", "-o", library, source, "-ldl"]
-    let done = DispatchSemaphore(value: 0)
-    process.terminationHandler = { _ in done.signal() }
-    do { try process.run() } catch { return .failure(ShimError(description: "cannot run cc: \(error)")) }
-    guard done.wait(timeout: .now() + 60) == .success else {
-      process.terminate()
-      return .failure(ShimError(description: "cc took over 60 s"))
+    let outcome: SpawnedProcess.Outcome
+    do {
+      outcome = try await SpawnedProcess.run("cc", ["-shared", "-fPIC", "-o", library, source, "-ldl"], within: 60)
+    } catch {
+      return .failure(ShimError(description: "cannot run cc: \(error)"))
     }
-    guard process.terminationStatus == 0 else {
-      return .failure(ShimError(description: "cc failed with status \(process.terminationStatus)"))
-    }
+    guard outcome.succeeded else { return .failure(ShimError(description: "cc: \(outcome)")) }
     return .success(library)
-  }()
+  }
 
   struct ShimError: Error, CustomStringConvertible {
     var description: String
@@ -39,7 +34,7 @@ struct HIDWritePathTests {
 
   /// Runs `callalert board light` with `arguments` against the fake node; the lines the shim recorded.
   static func run(_ arguments: [String]) async throws -> [String] {
-    let library = try shim.get()
+    let library = try await shim.value.get()
     let log = FileManager.default.temporaryDirectory.appendingPathComponent("callalert-hidraw-\(UUID()).log").path
     defer { try? FileManager.default.removeItem(atPath: log) }
     let child = try DaemonProcess(

@@ -273,8 +273,9 @@ extension HistoryWriter {
     _ = await writer.start()
     store.failure.withLock { $0 = ScriptedStore.full }
     for index in 0..<5 { writer.record(Self.ring("c\(index)"), at: Self.start + Double(index)) }
+    // The first drop is published; by then the second may have happened too (the records come back to back).
     let lost = await Self.next(changes) { $0.lost > 0 }
-    #expect(lost?.lost == 1, "the first drop is published")
+    #expect(lost.map { (1...2).contains($0.lost) } == true, "\(String(describing: lost))")
     await writer.drain()
     #expect(writer.health.pending == 3)
     #expect(writer.health.lost == 2)

@@ -1,3 +1,4 @@
+import CallAlertTestSupport
 import Foundation
 import Testing
 
@@ -10,24 +11,10 @@ struct KDEConnectDebianPeerTests {
     let callalert = try #require(DebianKDEConnect.binary(), "callalert is not built beside the tests")
     let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
       .appendingPathComponent("Fixtures/kdeconnectd-peer.sh").path
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
-    process.arguments = ["90", "/bin/bash", script, callalert]
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = output
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    // Read to its end on a thread of its own (the script ends by itself, timeout bounds it), not on one of the
-    // test pool's few threads.
-    let reading = output.fileHandleForReading
-    let text = await withCheckedContinuation { continuation in
-      Thread.detachNewThread {
-        continuation.resume(returning: String(decoding: (try? reading.readToEnd()) ?? Data(), as: UTF8.self))
-      }
-    }
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0, "\(text)")
+    // Off the concurrency pool (``SpawnedProcess``); the script ends by itself and timeout bounds it.
+    let outcome = try await SpawnedProcess.run("/usr/bin/timeout", ["90", "/bin/bash", script, callalert], within: 100)
+    let text = outcome.output + outcome.errors
+    #expect(outcome.succeeded, "\(outcome)")
     #expect(text.contains("paired with"), "\(text)")
     #expect(text.split(separator: "\n").contains("PASS"), "\(text)")
   }

@@ -47,8 +47,9 @@ struct BusylightCoreReferenceTests {
   }
 
   @Test(
-    .enabled(
-      if: ReferenceScript.isAvailable, "python3 with busylight-core is not installed (Tools/scripts/install-deps.sh)"),
+    .enabled("python3 with busylight-core is not installed (Tools/scripts/install-deps.sh)") {
+      await ReferenceScript.isAvailable.value
+    },
     .timeLimit(.minutes(1)))
   func busylightCorePrintsTheCheckedInVectors() async throws {
     let printed = try await ReferenceScript.run()

@@ -83,7 +83,7 @@ struct BrokerEndToEndTests {
     #expect(lines.count == 2)
     for (index, line) in lines.enumerated() {
       let command = line.replacingOccurrences(of: "-h broker", with: "-h 127.0.0.1 -p \(broker.port)")
-      let shell = try Child("/bin/sh", ["-c", command])
+      let shell = try SpawnedProcess("/bin/sh", ["-c", command])
       Task { for await _ in shell.lines {} }
       #expect(await shell.exit(within: 10) == 0, "\(command)")
       let event = index == 0 ? "ringing" : "stopped"
@@ -172,7 +172,7 @@ struct BrokerEndToEndTests {
     let watcher = try broker.subscribe("callalert/hosts/killed/availability", seconds: 60)
     defer { watcher.kill(SIGKILL) }
     let lines = Lines(watcher.lines)
-    let daemon = try Child(try Self.binary(), ["run", "--simulate", "--config", config])
+    let daemon = try SpawnedProcess(try Self.binary(), ["run", "--simulate", "--config", config])
     Task { for await _ in daemon.lines {} }
     #expect(await lines.first(within: 20) { $0.hasSuffix(" online") } != nil)
     daemon.kill(SIGKILL)

@@ -1,5 +1,6 @@
 import CallAlertDaemon
 import CallAlertEngine
+import CallAlertTestSupport
 import Foundation
 import Testing
 
@@ -20,7 +21,7 @@ struct FairBudgetTests {
   static func flood(
     _ broker: Broker, prefix: String, from first: Int = 0, count: Int, parallel: Int = 20
   ) throws
-    -> Child
+    -> SpawnedProcess
   {
     let publish =
       #"/usr/bin/mosquitto_pub -h 127.0.0.1 -p \#(broker.port) -q 1 -t "callalert/calls/\#(prefix)$i" -m "{\"type\":\"call\",\"id\":\"\#(prefix)$i\",\"caller\":\"+4930123456\"}""#
@@ -33,7 +34,7 @@ struct FairBudgetTests {
       done
       wait
       """
-    let shell = try Child("/bin/sh", ["-c", script])
+    let shell = try SpawnedProcess("/bin/sh", ["-c", script])
     Task { for await _ in shell.lines {} }
     return shell
   }

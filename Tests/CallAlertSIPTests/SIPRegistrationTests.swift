@@ -20,7 +20,7 @@ struct SIPRegistrationTests {
   /// expects); the port and the process.
   static func registrar(
     scenario: String = "register-digest.xml", expires: Int = 120
-  ) throws -> (
+  ) async throws -> (
     port: Int, process: SIPpProcess
   ) {
     let port = SIPpProcess.freeUDPPort()
@@ -29,12 +29,14 @@ struct SIPRegistrationTests {
     // The extension's first REGISTER must find SIPp listening (else it fails with 503 and is retried): wait,
     // bounded, until the port is taken.
     let deadline = ContinuousClock.now + .seconds(5)
-    while !LoopbackPorts.isTaken(udpPort: port), ContinuousClock.now < deadline { usleep(10_000) }
+    while !LoopbackPorts.isTaken(udpPort: port), ContinuousClock.now < deadline {
+      try await Task.sleep(for: .milliseconds(10))
+    }
     return (port, process)
   }
 
   @Test func theExtensionAnswersTheDigestChallengeAndIsRegisteredInStatus() async throws {
-    let (port, registrar) = try Self.registrar()
+    let (port, registrar) = try await Self.registrar()
     defer { registrar.stop() }
     let password = try Self.passwordFile("s3cret")
     defer { try? FileManager.default.removeItem(atPath: password) }
@@ -49,7 +51,7 @@ struct SIPRegistrationTests {
   }
 
   @Test func onceRegisteredOnlyTheRegistrarRingsIt() async throws {
-    let (port, registrar) = try Self.registrar()
+    let (port, registrar) = try await Self.registrar()
     defer { registrar.stop() }
     let password = try Self.passwordFile("s3cret")
     defer { try? FileManager.default.removeItem(atPath: password) }
@@ -81,7 +83,7 @@ struct SIPRegistrationTests {
   @Test func aRegistrationIsRefreshedBeforeItExpiresAndAnswersTheNewChallenge() async throws {
     // The registrar grants 2 s only: sofia-sip registers again before they end, and that REGISTER is
     // challenged and answered again. SIPp ends with success only after the second 200.
-    let (port, registrar) = try Self.registrar(scenario: "register-digest-refresh.xml", expires: 2)
+    let (port, registrar) = try await Self.registrar(scenario: "register-digest-refresh.xml", expires: 2)
     defer { registrar.stop() }
     let password = try Self.passwordFile("s3cret")
     defer { try? FileManager.default.removeItem(atPath: password) }
@@ -121,7 +123,7 @@ struct SIPRegistrationTests {
   }
 
   @Test func aRefusedRegistrationIsFailingInStatusWithTheReasonAndTheNextAttempt() async throws {
-    let (port, registrar) = try Self.registrar()
+    let (port, registrar) = try await Self.registrar()
     defer { registrar.stop() }
     let password = try Self.passwordFile("not-the-password")
     defer { try? FileManager.default.removeItem(atPath: password) }
