@@ -30,6 +30,9 @@ extension ControlRequest {
     case .input(.acknowledge(let board)):
       add("type", "ack")
       add("board", board)
+    case .input(.acknowledgeMissed(let id)):
+      add("type", "ack")
+      add("id", id)
     case .input(.setDoNotDisturb(let mode)):
       add("type", "dnd")
       add("mode", mode.rawValue)

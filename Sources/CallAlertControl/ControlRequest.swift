@@ -39,7 +39,7 @@ public enum ControlRequest: Equatable, Sendable {
     "call": ["id", "caller", "name", "sent_at", "level", "pattern"],
     "hangup": ["id"],
     "answered": ["id"],
-    "ack": ["board"],
+    "ack": ["board", "id"],
     "dnd": ["mode"],
     "silent": ["on"],
     "push": ["payload", "file"],
@@ -170,6 +170,13 @@ struct ControlLineReader {
       let board = try optionalText(root, "board")
       if let board, let problem = CallID.problem(board), let value = root["board"] {
         throw error(value.start, "board", problem)
+      }
+      // `id`: one missed call (the page's button beside it); `board` is the board's button, for all of them.
+      if let value = root["id"] {
+        guard (board ?? "").isEmpty else {
+          throw error(value.start, "id", "give \"id\" (one missed call) or \"board\", not both")
+        }
+        return .input(.acknowledgeMissed(callID: try callID(root, required: true, type: type) ?? ""))
       }
       return .input(.acknowledge(board: board))
     case "dnd":

@@ -5,8 +5,8 @@ import Foundation
 /// Writes engine events as lines for standard output and listeners: JSON (one object per line, for
 /// programs) or text (for people).
 public enum EventLine {
-  /// The event's name in both forms: ringing, suppressed, stopped, missed, missed_acknowledged, ignored,
-  /// pattern_fallback, calls_refused.
+  /// The event's name in both forms: ringing, suppressed, stopped, missed, missed_acknowledged,
+  /// missed_call_acknowledged, ignored, pattern_fallback, calls_refused.
   public static func name(of event: EngineEvent) -> String {
     switch event {
     case .ringing: "ringing"
@@ -14,6 +14,7 @@ public enum EventLine {
     case .stopped: "stopped"
     case .missed: "missed"
     case .missedAcknowledged: "missed_acknowledged"
+    case .missedCallAcknowledged: "missed_call_acknowledged"
     case .ignored: "ignored"
     case .patternFallback: "pattern_fallback"
     case .callsRefused: "calls_refused"
@@ -26,6 +27,7 @@ public enum EventLine {
   /// - ringing: `boards`, `pattern` (a slot number, a name, or "inline"), `cap_ms`, `silent`
   /// - suppressed, stopped, missed, ignored: `reason`
   /// - missed_acknowledged: `count`
+  /// - missed_call_acknowledged: `call` (`id` only)
   /// - pattern_fallback: `board`, `pattern` (what the call asked for, as in ringing), `played` (what the
   ///   board plays instead), `reason`
   /// - calls_refused: `call` is the first refused call, then `source`, `count` (refused since `since`),
@@ -50,6 +52,8 @@ public enum EventLine {
       members.append(("reason", JSONText.quoted(reason.rawValue)))
     case .missedAcknowledged(let count):
       members.append(("count", String(count)))
+    case .missedCallAcknowledged(let callID):
+      members.append(("call", JSONText.object([("id", JSONText.quoted(callID))])))
     case .ignored(let callID, let reason):
       members.append(("call", JSONText.object([("id", JSONText.quoted(callID))])))
       members.append(("reason", JSONText.quoted(reason.rawValue)))
@@ -95,6 +99,8 @@ public enum EventLine {
       return "\(time) missed \(shown(call.id)) \(caller(call)): \(reason.rawValue)"
     case .missedAcknowledged(let count):
       return "\(time) missed calls acknowledged: \(count)"
+    case .missedCallAcknowledged(let callID):
+      return "\(time) missed call acknowledged: \(shown(callID))"
     case .ignored(let callID, let reason):
       return "\(time) ignored \(shown(callID)): \(reason.rawValue)"
     case .patternFallback(let callID, let board, let requested, let played, let reason):

@@ -22,8 +22,10 @@ public struct RequestOutcome: Equatable, Sendable {
     case unknownCall = "unknown-call"
     /// The call had already ended.
     case ended
-    /// Missed calls were acknowledged.
+    /// Missed calls were acknowledged (one when the request named it).
     case acknowledged
+    /// The request named a missed call that does not wait for an acknowledgement.
+    case notMissed = "not-missed"
     /// The call was refused: too many calls are active (a control error, not an answer).
     case refused
     /// The push was not about calls.
@@ -81,6 +83,9 @@ public struct RequestOutcome: Equatable, Sendable {
         }
       }
       return RequestOutcome(.ended, callID: id)
+    case .acknowledgeMissed(let id):
+      let done = events.contains { if case .missedCallAcknowledged(id) = $0 { true } else { false } }
+      return RequestOutcome(done ? .acknowledged : .notMissed, callID: id)
     case .answered(nil), .acknowledge:
       if events.contains(where: { if case .missedAcknowledged = $0 { true } else { false } }) {
         return RequestOutcome(.acknowledged)
@@ -107,7 +112,8 @@ public struct RequestOutcome: Equatable, Sendable {
     case .stopped: return id.isEmpty ? "stopped" : "stopped \(id)"
     case .unknownCall: return "unknown call id \(id)"
     case .ended: return "\(id) had already ended"
-    case .acknowledged: return "missed calls acknowledged"
+    case .acknowledged: return id.isEmpty ? "missed calls acknowledged" : "missed call \(id) acknowledged"
+    case .notMissed: return "no missed call \(id) waits for an acknowledgement"
     case .refused:
       return "refused call \(id): its source has \(AlertEngine.maximumActiveCallsPerSource) calls active already, "
         + "or \(AlertEngine.maximumActiveCalls) are active in all, the most there may be; hang some up first"

@@ -66,7 +66,9 @@ extension EngineEvent {
   var callID: String? {
     switch self {
     case .ringing(let call, _, _, _, _), .suppressed(let call, _), .missed(let call, _): call.id
-    case .stopped(let callID, _), .ignored(let callID, _), .patternFallback(let callID, _, _, _, _): callID
+    case .stopped(let callID, _), .ignored(let callID, _), .patternFallback(let callID, _, _, _, _),
+      .missedCallAcknowledged(let callID):
+      callID
     case .missedAcknowledged, .callsRefused: nil
     }
   }

@@ -288,6 +288,9 @@ public actor MQTTBridge {
       publishAcknowledgement(calls)
     case .stopped(let id, .acknowledged):
       publishAcknowledgement([id])
+    case .missedCallAcknowledged(let id):
+      missedHere.remove(id)
+      publishAcknowledgement([id])
     default:
       break
     }

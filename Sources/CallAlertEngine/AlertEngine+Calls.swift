@@ -120,6 +120,19 @@ extension AlertEngine {
     }
   }
 
+  /// Acknowledgement of one missed call: it leaves the missed calls; the indicator goes off with the last.
+  mutating func acknowledgeMissed(_ id: String, into effects: inout [EngineEffect]) {
+    guard missed.contains(where: { $0.id == id }) else {
+      effects.append(.event(.ignored(callID: id, reason: .notMissed)))
+      return
+    }
+    missed.removeAll { $0.id == id }
+    if missed.isEmpty {
+      for board in connectedBoards { effects.append(.indicator(board: board, Self.indicatorOff)) }
+    }
+    effects.append(.event(.missedCallAcknowledged(callID: id)))
+  }
+
   /// A call reached its cap: stopped and missed.
   mutating func capped(_ call: ActiveCall, atMs endMs: UInt64, into effects: inout [EngineEffect]) {
     finish(call.id, atMs: endMs)

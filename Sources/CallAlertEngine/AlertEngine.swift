@@ -79,6 +79,8 @@ public struct AlertEngine: Sendable {
       endAll(reason: .answered, at: now, into: &effects)
     case .acknowledge(let board):
       acknowledge(from: board, at: now, into: &effects)
+    case .acknowledgeMissed(let id):
+      acknowledgeMissed(id, into: &effects)
     case .setDoNotDisturb(let mode):
       // Calls already ringing keep ringing (or keep quiet): a phone applies the switch to the next call.
       doNotDisturbOverride = mode

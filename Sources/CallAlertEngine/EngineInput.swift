@@ -16,6 +16,9 @@ public enum EngineInput: Equatable, Sendable {
   /// Someone acknowledged: the board's button (which board) or the command line (nil). Stops every
   /// ringing call; with nothing ringing, clears the missed-call indicator.
   case acknowledge(board: String?)
+  /// One missed call was acknowledged (the page's or the API's button beside it): it leaves the missed calls,
+  /// and the indicator goes off with the last of them. Nothing that rings is stopped.
+  case acknowledgeMissed(callID: String)
   /// Do-not-disturb was switched (overrides the configured mode until switched again).
   case setDoNotDisturb(DoNotDisturbMode)
   /// Silent mode (motor only) was switched.
@@ -61,6 +64,8 @@ public enum EngineEvent: Equatable, Sendable {
   case missed(IncomingCall, reason: MissedReason)
   /// Missed calls were acknowledged; the indicator is off.
   case missedAcknowledged(count: Int)
+  /// One missed call was acknowledged; the indicator is off if it was the last.
+  case missedCallAcknowledged(callID: String)
   /// A notification was ignored, with why (duplicate call id, unknown hangup, hangup before its call).
   case ignored(callID: String, reason: IgnoredReason)
   /// A call rings on `board` with `played` instead of its pattern (`requested`), for `reason`.
@@ -130,4 +135,7 @@ public enum IgnoredReason: String, Equatable, Sendable {
   /// ``AlertEngine/maximumActiveCalls`` calls are active in all; never a `critical` call or one from the local
   /// socket, which displace another instead.
   case tooManyCalls = "too-many-calls"
+  /// An acknowledgement of one missed call that is not waiting: no such call was missed, or it was
+  /// acknowledged already.
+  case notMissed = "not-missed"
 }

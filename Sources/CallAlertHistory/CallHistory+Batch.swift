@@ -97,6 +97,13 @@ extension CallHistory {
           db,
           sql: "UPDATE calls SET acknowledged = 1, acknowledged_at = ? WHERE missed = 1 AND acknowledged = 0",
           arguments: [date])
+      case .missedCallAcknowledged(let id):
+        try finish(db)
+        try CallHistory.execute(
+          db,
+          sql:
+            "UPDATE calls SET acknowledged = 1, acknowledged_at = ? WHERE id = ? AND missed = 1 AND acknowledged = 0",
+          arguments: [date, id])
       case .ignored:
         break
       case .callsRefused(let source, let count, let first, let since):

@@ -161,6 +161,7 @@ public struct DemoScenario: Sendable {
     case .missed(let call, let reason):
       return time + "missed \(call.callerName ?? call.id) (\(reason.rawValue)): the indicator blinks"
     case .missedAcknowledged(let count): return time + "\(count) missed call(s) acknowledged"
+    case .missedCallAcknowledged(let id): return time + "missed call \(id) acknowledged"
     case .ignored(let id, let reason): return time + "ignored \(id): \(reason.rawValue)"
     case .patternFallback(let id, let board, _, let played, let reason):
       return time + "\(id) plays \(played) on \(board): \(reason)"

@@ -52,6 +52,8 @@ import Testing
     (#"{"type":"answered","id":"c1"}"#, .input(.answered(callID: "c1"))),
     (#"{"type":"ack"}"#, .input(.acknowledge(board: nil))),
     (#"{"type":"ack","board":"bed"}"#, .input(.acknowledge(board: "bed"))),
+    (#"{"type":"ack","id":"p1"}"#, .input(.acknowledgeMissed(callID: "p1"))),
+    (#"{"type":"ack","id":"p1","board":""}"#, .input(.acknowledgeMissed(callID: "p1"))),
     (#"{"type":"dnd","mode":"on"}"#, .input(.setDoNotDisturb(.on))),
     (#"{"type":"dnd","mode":"off"}"#, .input(.setDoNotDisturb(.off))),
     (#"{"type":"dnd","mode":"scheduled"}"#, .input(.setDoNotDisturb(.scheduled))),
@@ -151,6 +153,8 @@ import Testing
       "must be the push payload as a JSON object, or its text as a string, not an array"
     ),
     (#"{"type":"push"}"#, "1", "payload", "missing; push needs \"payload\""),
+    (#"{"type":"ack","board":"bed","id":"p1"}"#, "34", "id", "give \"id\" (one missed call) or \"board\", not both"),
+    (#"{"type":"ack","id":""}"#, "20", "id", "\"\" is not a call id; use a non-empty string such as \"c1\""),
     (#"{"type":"ack",}"#, "15", "", "JSON syntax error: unexpected '}'; expected a member name in double quotes"),
     (
       #"{"type":"ack"} x"#, "16", "",

@@ -21,7 +21,7 @@ import Testing
       pushes.map(\.payload) == [
         Array(#"{"pushType":1,"callId":"c3","caller":"+4930123","aps":{"interruption-level":"time-sensitive"}}"#.utf8)
       ])
-    #expect(pushes.map(\.origin) == [.init(source: "CONFIG.md", line: 8, column: 26)])
+    #expect(pushes.map(\.origin) == [.init(source: "CONFIG.md", line: 9, column: 26)])
     #expect(
       parsed.filter { if case .push = $0 { false } else { true } } == [
         .input(
@@ -34,6 +34,7 @@ import Testing
         .input(.answered(callID: "c1")),
         .input(.acknowledge(board: nil)),
         .input(.acknowledge(board: "bed")),
+        .input(.acknowledgeMissed(callID: "c3")),
         .input(.setDoNotDisturb(.scheduled)),
         .input(.setSilent(true)),
         .status,
@@ -84,6 +85,7 @@ import Testing
         "22:00:31"
       ),
       (.missedAcknowledged(count: 2), "22:05:00"),
+      (.missedCallAcknowledged(callID: "c3"), "22:05:00"),
       (.ignored(callID: "c1", reason: .duplicateCall), "22:05:01"),
       (
         .patternFallback(

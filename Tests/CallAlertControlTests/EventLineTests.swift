@@ -94,6 +94,11 @@ import Testing
       "22:00:01 missed calls acknowledged: 2"
     ),
     (
+      .missedCallAcknowledged(callID: "p1"),
+      #"{"event":"missed_call_acknowledged","at":"2026-11-21T22:00:01.000Z","call":{"id":"p1"}}"#,
+      "22:00:01 missed call acknowledged: p1"
+    ),
+    (
       .ignored(callID: "c\"1", reason: .duplicateCall),
       #"{"event":"ignored","at":"2026-11-21T22:00:01.000Z","call":{"id":"c\"1"},"reason":"duplicate-call"}"#,
       "22:00:01 ignored c\"1: duplicate-call"

@@ -53,7 +53,9 @@ final class ScriptedStore: CallHistoryStore {
   static func id(of event: EngineEvent) -> String {
     switch event {
     case .ringing(let call, _, _, _, _), .suppressed(let call, _), .missed(let call, _): call.id
-    case .stopped(let callID, _), .ignored(let callID, _), .patternFallback(let callID, _, _, _, _): callID
+    case .stopped(let callID, _), .ignored(let callID, _), .patternFallback(let callID, _, _, _, _),
+      .missedCallAcknowledged(let callID):
+      callID
     case .missedAcknowledged, .callsRefused: "*"
     }
   }

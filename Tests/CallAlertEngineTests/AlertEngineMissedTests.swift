@@ -47,6 +47,33 @@ import Testing
     #expect(engine.handle(.acknowledge(board: "board"), at: t(3_000)).events == [.missedAcknowledged(count: 1)])
   }
 
+  /// The page's button beside one missed call: that call leaves the list, the indicator stays on while others
+  /// wait and goes off with the last; a ringing call is not touched; an id that does not wait is said so.
+  @Test func acknowledgingOneMissedCallLeavesTheOthers() {
+    var engine = makeEngine(configuration(boards: ["desk", "bed"]))
+    _ = engine.handle(.call(call("p1", level: .passive)), at: t(0))
+    _ = engine.handle(.call(call("p2", level: .passive)), at: t(0))
+    let ringing = engine.handle(.call(call("c1")), at: t(500))
+    #expect(ringing.boardCommands.count == 2)
+    #expect(
+      engine.handle(.acknowledgeMissed(callID: "p1"), at: t(1_000)) == [.event(.missedCallAcknowledged(callID: "p1"))])
+    #expect(engine.snapshot(at: t(1_000)).missedCalls.map(\.id) == ["p2"])
+    #expect(engine.snapshot(at: t(1_000)).activeCalls.map(\.call.id) == ["c1"], "the ringing call rings on")
+    #expect(
+      engine.handle(.acknowledgeMissed(callID: "p1"), at: t(1_500)) == [
+        .event(.ignored(callID: "p1", reason: .notMissed))
+      ])
+    #expect(
+      engine.handle(.acknowledgeMissed(callID: "c1"), at: t(1_600)) == [
+        .event(.ignored(callID: "c1", reason: .notMissed))
+      ], "a ringing call is not a missed one")
+    #expect(
+      engine.handle(.acknowledgeMissed(callID: "p2"), at: t(2_000)) == [
+        .indicator(board: "desk", dark), .indicator(board: "bed", dark), .event(.missedCallAcknowledged(callID: "p2")),
+      ])
+    #expect(engine.snapshot(at: t(2_000)).missedCalls.isEmpty)
+  }
+
   @Test func restoreMissedTurnsTheIndicatorOnAtStart() {
     var engine = AlertEngine(configuration: configuration(), now: t(0))
     let old = [call("old1", from: "+14155550100"), call("old2")]

@@ -128,6 +128,38 @@ struct PageEndToEndTests {
     try await rig.stop()
   }
 
+  /// The button beside one missed call acknowledges it alone: it leaves the daemon's missed calls and its
+  /// history row says so; the API does the same with `id`, and says when no such call waits.
+  @Test func oneMissedCallIsAcknowledgedByItsOwnButton() async throws {
+    let rig = try await HTTPDaemonRig.start()
+    let browser = PageBrowser(port: rig.port)
+    for id in ["p1", "p2", "p3"] {
+      let call = try await rig.send(.POST, "/v1/calls", body: #"{"id":"\#(id)","name":"Bob","level":"passive"}"#)
+      #expect(call.status == 200, "\(call.body)")
+    }
+    let page = try await browser.send(.GET, "/page")
+    #expect(page.body.contains(#"name="call" value="p1""#))
+    let token = try #require(page.formToken)
+    let ack = try await browser.press(
+      "/page/actions/ack", [("call", "p1"), ("back", "/page/history")], token: token)
+    #expect(ack.status == 303 && ack.location == "/page/history", "\(ack.body)")
+    let status = try await rig.send(.GET, "/v1/status")
+    #expect(!status.body.contains(#""id":"p1""#) && status.body.contains(#""id":"p2""#), "\(status.body)")
+    let history = try await browser.send(.GET, "/page/history?missed=1")
+    #expect(!history.body.contains(#"name="call" value="p1""#) && history.body.contains(#"name="call" value="p2""#))
+
+    let api = try await rig.send(.POST, "/v1/ack", body: #"{"id":"p2"}"#)
+    #expect(api.status == 200 && api.body.contains(#""outcome":"acknowledged""#), "\(api.body)")
+    let again = try await rig.send(.POST, "/v1/ack", body: #"{"id":"p2"}"#)
+    #expect(again.status == 200 && again.body.contains(#""outcome":"not-missed""#), "\(again.body)")
+    let bad = try await browser.press("/page/actions/ack", [("call", ""), ("back", "/page")], token: token)
+    #expect(bad.status == 400, "\(bad.body)")
+    let left = try await rig.send(.GET, "/v1/status")
+    #expect(left.body.contains(#""id":"p3""#) && !left.body.contains(#""id":"p2""#), "\(left.body)")
+    try await browser.shutdown()
+    try await rig.stop()
+  }
+
   @Test func thePagesEventsArriveAsTheAPIs() async throws {
     let rig = try await HTTPDaemonRig.start()
     let browser = PageBrowser(port: rig.port)

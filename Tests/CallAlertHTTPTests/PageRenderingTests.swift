@@ -1,4 +1,5 @@
 import CallAlertControl
+import CallAlertHistory
 import Foundation
 import Testing
 
@@ -34,6 +35,32 @@ struct PageRenderingTests {
     #expect(html.contains(#"action="/page/actions/stop""#) && html.contains(#"name="call" value="c1""#))
     #expect(html.contains(#"id="stop-all""#))
     #expect(html.contains(#"<html lang="en">"#) && html.contains("<main id=\"main\">"))
+  }
+
+  /// Each missed call has its own button, named for a screen reader by its caller; the one for all stays.
+  @Test func eachMissedCallCanBeAcknowledgedAlone() throws {
+    let missed = """
+      [{"id":"p1","caller":"+4930123","name":"Bob","level":"active","remaining_ms":0,"boards":[],"playing_on":[],"silent":false},
+       {"id":"p2","level":"passive","remaining_ms":0,"boards":[],"playing_on":[],"silent":false}]
+      """
+    let html = LivePage(status: try Self.status(missed: missed), csrf: "t0k").document
+    #expect(html.contains(#"name="call" value="p1""#) && html.contains(#"name="call" value="p2""#))
+    #expect(html.contains(#"aria-label="Acknowledge the missed call from Bob (+4930123)""#))
+    #expect(html.contains(#"id="acknowledge""#), "the button for all of them")
+  }
+
+  @Test func aHistoryRowWaitingForAnAcknowledgementHasItsButton() {
+    let at = Date(timeIntervalSince1970: 1_800_000_000)
+    let calls = [
+      CallRecord(id: "p2", callerName: "Zoë", receivedAt: at, outcome: .missed, missed: true),
+      CallRecord(id: "p1", receivedAt: at, outcome: .missed, missed: true, acknowledged: true, acknowledgedAt: at),
+      CallRecord(id: "c1", receivedAt: at, outcome: .answered),
+    ]
+    let utc = TimeZone(identifier: "UTC")!
+    let html = HistoryPage(calls: calls, missedOnly: false, problem: nil, csrf: "t0k", timeZone: utc).document
+    #expect(html.contains(#"name="call" value="p2""#))
+    #expect(!html.contains(#"name="call" value="p1""#) && !html.contains(#"name="call" value="c1""#))
+    #expect(html.contains(#"aria-label="Acknowledge the missed call from Zoë at 2027-01-15 08:00:00""#))
   }
 
   @Test func withNothingRingingThereIsNoAlert() throws {

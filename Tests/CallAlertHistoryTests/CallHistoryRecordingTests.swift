@@ -167,6 +167,25 @@ import Testing
     #expect(try history.calls(missedOnly: true).map(\.acknowledgedAt) == [at(80), at(60), at(60)])
   }
 
+  /// One missed call acknowledged (the page's button beside it): its row, and no other.
+  @Test func acknowledgingOneMissedCallMarksItsRowsOnly() throws {
+    let history = try CallHistory.inMemory()
+    let bob = IncomingCall(id: "c2", callerNumber: "+1")
+    try history.record(ringing(Self.alice), at: at(0))
+    try history.record(.missed(Self.alice, reason: .cap), at: at(30))
+    try history.record(.suppressed(bob, reason: .doNotDisturb), at: at(40))
+    try history.record(.missed(bob, reason: .suppressed), at: at(40))
+    try history.record(.missedCallAcknowledged(callID: "c2"), at: at(50))
+    #expect(try history.unacknowledgedMissed().map(\.id) == ["c1"])
+    let records = try history.calls()
+    #expect(records.map(\.id) == ["c2", "c1"])
+    #expect(records.map(\.acknowledgedAt) == [at(50), nil])
+    // Again, or for a call never missed: nothing changes.
+    try history.record(.missedCallAcknowledged(callID: "c2"), at: at(60))
+    try history.record(.missedCallAcknowledged(callID: "c9"), at: at(61))
+    #expect(try history.calls().map(\.acknowledgedAt) == [at(50), nil])
+  }
+
   @Test func ignoredEventsAndStrayStopsChangeNothing() throws {
     let history = try CallHistory.inMemory()
     try history.record(.ignored(callID: "c1", reason: .unknownCall), at: at(0))

@@ -136,10 +136,20 @@ extension CallAlertCommand {
 
     struct Ack: AsyncParsableCommand {
       static let configuration = CommandConfiguration(
-        abstract: "Acknowledge: stop every ringing call, or clear missed calls.")
+        abstract: "Acknowledge: stop every ringing call, or clear missed calls; with --id, one missed call.")
       @OptionGroup var socket: SocketOption
+      @Option(help: ArgumentHelp("One missed call's id: acknowledge that call alone.", valueName: "id"))
+      var id: String?
       @OptionGroup var output: AnswerOptions
-      func run() async throws { try await output.send(.input(.acknowledge(board: nil)), with: socket) }
+
+      func validate() throws {
+        if let id, let problem = CallID.problem(id) { throw ValidationError("--id: \(problem)") }
+      }
+
+      func run() async throws {
+        let input: EngineInput = id.map { .acknowledgeMissed(callID: $0) } ?? .acknowledge(board: nil)
+        try await output.send(.input(input), with: socket)
+      }
     }
 
     struct DoNotDisturb: AsyncParsableCommand {

@@ -3,7 +3,7 @@
 daemon (`callalert run --simulate`, virtual boards) whose control socket this script uses as a phone system would.
 
 Checks, each with a bound: a call made on the socket is on the page as an alert within 1 s and gone within 1 s of
-its hangup; the page's stop, stop-all, acknowledge and do-not-disturb buttons act on the daemon (read back on the
+its hangup; the page's stop, stop-all, acknowledge (all, and one missed call) and do-not-disturb buttons act on the daemon (read back on the
 socket); axe-core (the axe-selenium-python wheel) finds no violation on any page, while a call rings and when not;
 the keyboard reaches the skip link first; under prefers-reduced-motion nothing moves. Screenshots of each page
 are written to the artefacts folder. Usage: check-page.py BASE_URL SOCKET ARTEFACTS
@@ -170,17 +170,29 @@ try:
     check(until(lambda: status()["do_not_disturb"]["mode"] == "on", 2, "dnd on"),
           "the page's do-not-disturb button switches the daemon")
     control({"type": "call", "id": "b5", "caller": "+14155550105", "name": "Eve"})
-    check(until(lambda: any(c["id"] == "b5" for c in status()["missed"]), 2, "missed"), "a held-back call is missed")
+    control({"type": "call", "id": "b10", "caller": "+14155550106", "name": "Frank"})
+    check(until(lambda: [c["id"] for c in status()["missed"]] == ["b5", "b10"], 2, "missed"),
+          "held-back calls are missed")
     WebDriverWait(driver, 2).until(EC.presence_of_element_located((By.ID, "acknowledge")))
-    accessible(driver, "the live view with a missed call")
+    accessible(driver, "the live view with missed calls")
     shot(driver, "live-missed")
+    # One missed call by its own button: the other stays.
+    eve = "//section[@id='missed']//form[input[@name='call' and @value='b5']]//button"
+    WebDriverWait(driver, 2).until(EC.element_to_be_clickable((By.XPATH, eve)))
+    check(driver.find_element(By.XPATH, eve).get_attribute("aria-label")
+          == "Acknowledge the missed call from Eve (+14155550105)", "each missed call's button says whose it is")
+    driver.find_element(By.XPATH, eve).click()
+    check(until(lambda: [c["id"] for c in status()["missed"]] == ["b10"], 2, "one acknowledged"),
+          "a missed call's own Acknowledge leaves the others")
+    WebDriverWait(driver, 2).until(EC.presence_of_element_located((By.ID, "acknowledge")))
     button(driver, "acknowledge").click()
     check(until(lambda: not status()["missed"], 2, "acknowledged"), "the page's Acknowledge clears the missed calls")
 
     # History: newest first, missed / all.
     driver.get(BASE + "/page/history")
     rows = driver.find_elements(By.CSS_SELECTOR, "tbody tr")
-    check(len(rows) >= 5 and "Eve" in rows[0].text, "the history lists the calls, newest first")
+    check(len(rows) >= 6 and "Frank" in rows[0].text and "Eve" in rows[1].text,
+          "the history lists the calls, newest first")
     accessible(driver, "the history")
     shot(driver, "history")
     driver.find_element(By.LINK_TEXT, "Missed").click()

@@ -138,7 +138,10 @@ extension HTTPAPI {
     }
     page.post(RouterPath(PagePaths.acknowledge)) { request, _ in
       let form = try await pageForm(request)
-      return try await act(.input(.acknowledge(board: nil)), back: form["back"])
+      // With `call`, the one missed call of its row; without, every missed call.
+      guard let id = form["call"] else { return try await act(.input(.acknowledge(board: nil)), back: form["back"]) }
+      if let problem = CallID.problem(id) { throw ProblemDocument.badInput(problem, field: "call", location: "form") }
+      return try await act(.input(.acknowledgeMissed(callID: id)), back: form["back"])
     }
     page.post(RouterPath(PagePaths.doNotDisturb)) { request, _ in
       let form = try await pageForm(request)

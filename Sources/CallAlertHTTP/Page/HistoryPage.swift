@@ -30,11 +30,19 @@ struct HistoryPage {
       body += "<table><caption>\(missedOnly ? "Missed calls" : "Calls"), newest first</caption>"
       body += "<thead><tr><th scope=\"col\">When</th><th scope=\"col\">Caller</th><th scope=\"col\">What happened</th>"
       body += "<th scope=\"col\">Boards</th></tr></thead><tbody>"
-      for call in calls {
-        body += "<tr\(call.missed && !call.acknowledged ? " class=\"unacknowledged\"" : "")>"
+      for (index, call) in calls.enumerated() {
+        let waits = call.missed && !call.acknowledged
+        body += "<tr\(waits ? " class=\"unacknowledged\"" : "")>"
         body += "<td>\(HTML.escape(time(call.receivedAt)))</td>"
         body += "<td>\(HTML.escape(caller(call)))</td>"
-        body += "<td>\(HTML.escape(outcome(call)))</td>"
+        body += "<td>\(HTML.escape(outcome(call)))"
+        if waits {
+          body += PageLayout.actionForm(
+            PagePaths.acknowledge, csrf: csrf, fields: [("call", call.id), ("back", back)], button: "Acknowledge",
+            id: "acknowledge-\(index)", style: "button small",
+            label: "Acknowledge the missed call from \(caller(call)) at \(time(call.receivedAt))")
+        }
+        body += "</td>"
         body += "<td>\(HTML.escape(call.boards.isEmpty ? "none" : call.boards.joined(separator: ", ")))</td></tr>"
       }
       body += "</tbody></table>"

@@ -74,7 +74,14 @@ struct LivePage {
     var html = "<h2 id=\"missed-heading\">Missed calls</h2>"
     guard !status.missed.isEmpty else { return section("missed", state: state, html + "<p>No missed calls.</p>") }
     html += "<ul class=\"missed\">"
-    for call in status.missed.reversed() { html += "<li>\(HTML.escape(Self.caller(call)))</li>" }
+    for (index, call) in status.missed.reversed().enumerated() {
+      html += "<li><span>\(HTML.escape(Self.caller(call)))</span>"
+      html += PageLayout.actionForm(
+        PagePaths.acknowledge, csrf: csrf, fields: [("call", call.id), ("back", PagePaths.live)],
+        button: "Acknowledge", id: "acknowledge-\(index)", style: "button small",
+        label: "Acknowledge the missed call from \(Self.caller(call))")
+      html += "</li>"
+    }
     html += "</ul>"
     if status.calls.isEmpty {
       html += PageLayout.actionForm(

@@ -66,14 +66,17 @@ struct PageLayout {
   /// A form that posts one action: the session's form token, hidden fields, and a button.
   static func actionForm(
     _ action: String, csrf: String, fields: [(String, String)] = [], button: String, id: String,
-    style: String = "button"
+    style: String = "button", label: String? = nil
   ) -> String {
     var form = "<form method=\"post\" action=\"\(action)\">"
     form += "<input type=\"hidden\" name=\"csrf\" value=\"\(HTML.escape(csrf))\">"
     for (name, value) in fields {
       form += "<input type=\"hidden\" name=\"\(HTML.escape(name))\" value=\"\(HTML.escape(value))\">"
     }
-    form += "<button type=\"submit\" id=\"\(HTML.escape(id))\" class=\"\(style)\">\(HTML.escape(button))</button>"
+    // `label`: what a screen reader says when the visible word alone (one "Acknowledge" per row) is ambiguous.
+    let named = label.map { " aria-label=\"\(HTML.escape($0))\"" } ?? ""
+    form +=
+      "<button type=\"submit\" id=\"\(HTML.escape(id))\" class=\"\(style)\"\(named)>\(HTML.escape(button))</button>"
     return form + "</form>"
   }
 }

@@ -24,6 +24,7 @@ enum PageStyle {
     .button { font: inherit; min-height: 2.75rem; min-width: 2.75rem; padding: .5rem 1rem; border: 2px solid var(--accent);
       border-radius: .375rem; background: var(--accent); color: #fff; cursor: pointer; }
     .button:hover { background: #083a73; }
+    .small { padding: .25rem .75rem; margin-left: .75rem; }
     :focus-visible { outline: 3px solid var(--ink); outline-offset: 3px; }
     .banner { background: var(--alarm); color: #fff; padding: 1rem 1.25rem; border-radius: .5rem;
       border: 4px solid #000; }
