@@ -161,7 +161,14 @@ public actor MQTTBridge {
       let ringing = snapshot.activeCalls.map(\.call.id)
       if message.payload.isEmpty {
         // Cleared on another host (its acknowledgement, seen late): clear here too.
-        if missed.contains(id) { await acknowledge(because: "missed call \(id) was cleared on another host") }
+        // Every missed call here is that one: acknowledged as the button does; else that one alone.
+        if missed == [id] {
+          await acknowledge(because: "missed call \(id) was cleared on another host")
+        } else if missed.contains(id) {
+          logger.info("mqtt: acknowledging missed call \(id): it was cleared on another host")
+          await service.submit(.acknowledgeMissed(callID: id))
+          await refresh()
+        }
       } else if !missed.contains(id), !ringing.contains(id), !deduplicator.knows(callID: id),
         let call = MQTTSharedState.missedCall(message.payload, id: id)
       {
@@ -174,10 +181,17 @@ public actor MQTTBridge {
       guard let ack = MQTTAcknowledgement.decode(message.payload) else { return }
       if ack.node != settings.nodeID { acknowledgedElsewhere.formUnion(ack.calls) }
       let snapshot = await service.snapshot()
-      if ack.applies(
-        to: settings.nodeID, ringing: snapshot.activeCalls.map(\.call.id), missed: snapshot.missedCalls.map(\.id))
-      {
+      let ringing = snapshot.activeCalls.map(\.call.id)
+      let missed = snapshot.missedCalls.map(\.id)
+      guard ack.applies(to: settings.nodeID, ringing: ringing, missed: missed) else { return }
+      // As a board's button: every ringing call, or with none ringing every missed call, when it names them all.
+      if ringing.contains(where: ack.calls.contains) || missed.allSatisfy(ack.calls.contains) {
         await acknowledge(because: "acknowledged on \(ack.node)")
+      } else {
+        // The missed calls it names, and only those: one acknowledged alone elsewhere leaves the others here.
+        logger.info("mqtt: acknowledging the missed calls acknowledged on \(ack.node)")
+        for id in missed where ack.calls.contains(id) { await service.submit(.acknowledgeMissed(callID: id)) }
+        await refresh()
       }
     case .doNotDisturb:
       let current = await service.snapshot().doNotDisturb.override?.rawValue

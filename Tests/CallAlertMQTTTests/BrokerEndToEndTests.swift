@@ -129,6 +129,35 @@ struct BrokerEndToEndTests {
     await broker.stop()
   }
 
+  /// One missed call acknowledged alone on one host (the page's button beside it): the other host clears
+  /// that one and keeps the other.
+  @Test func oneMissedCallAcknowledgedAloneOnOneHostLeavesTheOtherOnBoth() async throws {
+    let broker = try await Broker()
+    try await broker.start()
+    let upstairs = try await Host.start("upstairs", broker: broker, cap: "2s")
+    let downstairs = try await Host.start("downstairs", broker: broker, cap: "2s")
+    try await Self.online(["upstairs", "downstairs"], broker: broker)
+    for id in ["c4", "c5"] {
+      try await broker.publish("callalert/calls/\(id)", callMessage(id))
+      for host in [upstairs, downstairs] {
+        let missed = await host.events.first(within: 10) { $0.isEvent("missed", call: id) }
+        #expect(missed != nil, "\(host.node): \(host.events.all)")
+      }
+    }
+    let answer = try await upstairs.request(#"{"type":"ack","id":"c4"}"#)
+    #expect(answer.contains(#""outcome":"acknowledged""#), "\(answer)")
+    for host in [upstairs, downstairs] {
+      let cleared = await host.events.first(within: 10) { $0.isEvent("missed_call_acknowledged", call: "c4") }
+      #expect(cleared != nil, "\(host.node): \(host.events.all)")
+      let status = try await host.request(#"{"type":"status"}"#)
+      #expect(status.contains(#""id":"c5""#) && !status.contains(#""id":"c4""#), "\(host.node): \(status)")
+    }
+    #expect(!downstairs.events.all.contains { $0.contains(#""event":"missed_acknowledged""#) }, "not all of them")
+    try await upstairs.stop()
+    try await downstairs.stop()
+    await broker.stop()
+  }
+
   @Test func theBrokerRestartedMidCallTheCallRingsWithinItsCapAndOnce() async throws {
     let broker = try await Broker()
     try await broker.start()
