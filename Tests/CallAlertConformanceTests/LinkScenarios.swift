@@ -172,18 +172,62 @@ enum LinkScenarios {
     scenario.acknowledgesEvents && frame.flags.isEmpty && MessageType(rawValue: frame.type)?.isEvent == true
   }
 
-  /// Plays `scenario` on the board at `slavePath` in real time, recording an issue for every step it fails
-  /// (and stopping there). `kind` names the board in the messages.
-  static func run(_ scenario: Scenario, kind: BoardKind, slavePath: String) async throws {
+  /// How a run of a scenario on a board in real time ended.
+  enum Outcome: Sendable, Equatable {
+    /// Every step held.
+    case held
+    /// A step failed; the message names it and what the line held.
+    case failed(String)
+    /// A step failed in a run where the board reported that its tick fell behind its clock (FAULT
+    /// tick_overrun, PROTOCOL.md §13.8) and the host acknowledges only what the steps say: that FAULT is an
+    /// event no step provided for (it takes a sequence number, or a place in a full queue), so the run shows
+    /// nothing about the scenario either way. The message is the step's.
+    case boardFellBehind(String)
+  }
+
+  /// Plays `scenario` on the board at `slavePath` in real time and says how it ended (the caller records it).
+  /// `kind` names the board in the messages.
+  static func run(_ scenario: Scenario, kind: BoardKind, slavePath: String) async throws -> Outcome {
     let host = try RawHost(slavePath: slavePath)
     await host.start()
     await host.setAcknowledgesEvents(scenario.acknowledgesEvents)
     defer { Task { await host.close() } }
-    try await run(scenario, on: host, label: "\(kind): link.json/\(scenario.name) (§\(scenario.spec))")
+    let label = "\(kind): link.json/\(scenario.name) (§\(scenario.spec))"
+    guard let failure = try await play(scenario, on: host, label: label) else { return .held }
+    // Where the host acknowledges every event itself, an event the board raised on its own changes nothing
+    // the steps look at; where it acknowledges only what the steps say, every event counts.
+    if !scenario.acknowledgesEvents, try await boardReportsFallingBehind(host) { return .boardFellBehind(failure) }
+    return .failed(failure)
   }
 
   /// Plays `scenario` over `host`, recording an issue for the first step it fails.
   static func run(_ scenario: Scenario, on host: some ScenarioLine, label: String) async throws {
+    if let failure = try await play(scenario, on: host, label: label) { Issue.record(Comment(rawValue: failure)) }
+  }
+
+  /// Whether the board on `host`'s line said, in this run, that its tick fell behind its clock (FAULT
+  /// tick_overrun, §13.8). After a failed step such a FAULT may still wait in the board's queue, behind an
+  /// event nobody acknowledged or a stalled channel: a new HELLO sends the events in flight again and reopens
+  /// the channel, and every event is acknowledged as it comes, until the line has been quiet for 300 ms (at
+  /// most about 3 s).
+  static func boardReportsFallingBehind(_ host: RawHost) async throws -> Bool {
+    if await host.sawTickOverrun { return true }
+    await host.setAcknowledgesEvents(true)
+    // Window 8, no ACTUATORS; a sequence no scenario uses, so that it is a new HELLO.
+    let hello = Frame(
+      flags: FrameFlags(rawValue: 0), sequence: 0x7F00, type: MessageType.hello.rawValue, nonce: 0,
+      payload: [0x01, 0x02, 0x00, 0x04, 0x08, 0x00])
+    try await host.send(hello)
+    let end = ContinuousClock.now + .seconds(3)
+    while ContinuousClock.now < end {
+      if await host.sawTickOverrun { return true }
+      guard await host.take(within: .milliseconds(300), where: { _ in true }) != nil else { break }
+    }
+    return await host.sawTickOverrun
+  }
+
+  /// Plays `scenario` over `host`; returns the first step it fails, described, or nil when every step held.
+  static func play(_ scenario: Scenario, on host: some ScenarioLine, label: String) async throws -> String? {
     for (index, step) in scenario.steps.enumerated() {
       let at = "\(label) step \(index)"
       switch step {
@@ -193,15 +237,13 @@ enum LinkScenarios {
       case .expect(let matcher, let withinMs):
         guard let frame = await host.take(within: .milliseconds(withinMs), where: { matcher.matches($0) }) else {
           let seen = await host.pendingFrames().map(describe)
-          Issue.record("\(at): no frame \(matcher) within \(withinMs) ms; pending: \(seen)")
-          return
+          return "\(at): no frame \(matcher) within \(withinMs) ms; pending: \(seen)"
         }
         if matcher.decodes {
           do throws(MessageError) {
             _ = try Message.decode(frame)
           } catch {
-            Issue.record("\(at): \(describe(frame)) does not decode: \(error)")
-            return
+            return "\(at): \(describe(frame)) does not decode: \(error)"
           }
         }
       case .only(let forMs, let allow, let atMost):
@@ -209,21 +251,18 @@ enum LinkScenarios {
         let frames = await host.drainFrames().filter { !isAutoAcknowledged($0, in: scenario) }
         for frame in frames {
           guard allow.contains(where: { $0.matches(frame) }) else {
-            Issue.record("\(at): \(describe(frame)) arrived, only \(allow) may")
-            return
+            return "\(at): \(describe(frame)) arrived, only \(allow) may"
           }
         }
         // A count holds however late the board's timers run on a loaded machine, where a window's edge does not.
         if let atMost, frames.count > atMost {
-          Issue.record("\(at): \(frames.count) frames arrived, at most \(atMost) may: \(frames.map(describe))")
-          return
+          return "\(at): \(frames.count) frames arrived, at most \(atMost) may: \(frames.map(describe))"
         }
       case .silence(let forMs):
         try await host.pause(ms: forMs)  // an observation window, not a synchronisation
         let unexpected = await host.drainFrames().filter { !isAutoAcknowledged($0, in: scenario) }
         if !unexpected.isEmpty {
-          Issue.record("\(at): expected silence for \(forMs) ms, got \(unexpected.map(describe))")
-          return
+          return "\(at): expected silence for \(forMs) ms, got \(unexpected.map(describe))"
         }
       case .wait(let ms):
         try await host.pause(ms: ms)  // part of the scenario's timing
@@ -231,6 +270,7 @@ enum LinkScenarios {
         _ = await host.drainFrames()
       }
     }
+    return nil
   }
 }
 

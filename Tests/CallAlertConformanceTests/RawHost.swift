@@ -20,6 +20,8 @@ actor RawHost {
   private(set) var pending: [Arrival] = []
   /// The board's nonce, from its latest frame (0 before any).
   private(set) var boardNonce: UInt32 = 0
+  /// Whether the board sent a FAULT tick_overrun (PROTOCOL.md §13.8): its tick fell behind its clock.
+  private(set) var sawTickOverrun = false
   /// When true, every event is acknowledged as it arrives (it stays in ``pending`` for the steps to see).
   var acknowledgesEvents = false
   private var waiter: CheckedContinuation<Void, Never>?
@@ -73,6 +75,11 @@ actor RawHost {
       guard case .frame(let frame) = output else { continue }
       boardNonce = frame.nonce
       pending.append(Arrival(frame: frame, at: .now))
+      if frame.type == MessageType.fault.rawValue, frame.flags.isEmpty,
+        frame.payload.first == FaultCode.tickOverrun.rawValue
+      {
+        sawTickOverrun = true
+      }
       if acknowledgesEvents, frame.flags.isEmpty, MessageType(rawValue: frame.type)?.isEvent == true {
         let ack = Frame(flags: .response, sequence: frame.sequence, type: frame.type, nonce: frame.nonce)
         try? await transport.write(ack.encoded())
