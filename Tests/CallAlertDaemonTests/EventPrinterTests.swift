@@ -35,7 +35,7 @@ struct EventPrinterTests {
   /// Nobody reads the pipe: once it and the queue are full, lines are dropped, counted and logged (the first
   /// drop at once, then rate-limited), and `print` never blocks. Before, the events were written with a
   /// blocking write on a cooperative thread, or dropped silently by the subscription's buffer.
-  @Test func linesForAStalledReaderAreDroppedCountedAndLogged() throws {
+  @Test func linesForAStalledReaderAreDroppedCountedAndLogged() async throws {
     var ends: [Int32] = [0, 0]
     // Close-on-exec from the start: a child another test spawns meanwhile must not inherit, and hold open, the
     // read end. With pipe() and then fcntl, a fork in between once did, and the write never failed.
@@ -59,14 +59,21 @@ struct EventPrinterTests {
     // everything else dropped) idle with nothing to write: one more line makes it write, whichever it was.
     close(ends[0])
     ends[0] = open("/dev/null", O_RDONLY)
-    printer.print(line)
+    // A child that another test spawns holds a copy of every descriptor from its clone to its exec, the read
+    // end too (close-on-exec closes it only at the exec): a write in that moment still finds a reader and
+    // succeeds (one quiet hunt's run in 20). The next one fails: lines are printed until one does, bounded.
+    let deadline = ContinuousClock.now + .seconds(10)
+    while !printer.failed, ContinuousClock.now < deadline {
+      printer.print(line)
+      try await Task.sleep(for: .milliseconds(5))
+    }
     printer.finish(timeout: .seconds(10))
     #expect(printer.failed)
     close(ends[1])
   }
 
   /// A reader that goes away (`| head -1`): one log line naming the failure, nothing more, whatever follows.
-  @Test func aClosedReaderIsLoggedOnceAndSurvived() throws {
+  @Test func aClosedReaderIsLoggedOnceAndSurvived() async throws {
     var ends: [Int32] = [0, 0]
     // Close-on-exec from the start: a child another test spawns meanwhile must not inherit, and hold open, the
     // read end. With pipe() and then fcntl, a fork in between once did, and the write never failed.
@@ -75,6 +82,13 @@ struct EventPrinterTests {
     let log = CapturedLog()
     let printer = EventPrinter(descriptor: ends[1], name: "test pipe", logger: log.logger)
     for index in 0..<100 { printer.print("line \(index)") }
+    // A write while another test's child still holds the read end (between its clone and its exec) succeeds:
+    // more lines, bounded, until one fails.
+    let deadline = ContinuousClock.now + .seconds(10)
+    while !printer.failed, ContinuousClock.now < deadline {
+      printer.print("one more")
+      try await Task.sleep(for: .milliseconds(5))
+    }
     printer.finish(timeout: .seconds(10))
     close(ends[1])
     #expect(printer.failed)
