@@ -1,6 +1,7 @@
 import CallAlertBoardCore
 import CallAlertClient
 import CallAlertProtocol
+import CallAlertTestSupport
 import CallAlertTransport
 import CallAlertVirtualBoard
 import Synchronization
@@ -39,19 +40,7 @@ func firstEvent(
   _ events: AsyncStream<BoardClientEvent>, within seconds: Double = 10,
   where predicate: @escaping @Sendable (BoardClientEvent) -> Bool
 ) async -> BoardClientEvent? {
-  await withTaskGroup(of: BoardClientEvent?.self) { group in
-    group.addTask {
-      for await event in events where predicate(event) { return event }
-      return nil
-    }
-    group.addTask {
-      try? await Task.sleep(for: .seconds(seconds))
-      return nil
-    }
-    let first = await group.next() ?? nil
-    group.cancelAll()
-    return first
-  }
+  await firstElement(of: events, within: seconds, where: predicate)
 }
 
 let shortBeep = Pattern(steps: [PatternStep(durationMs: 40, buzzerHz: 2_000, buzzerVolume: 90, motor: 100)])

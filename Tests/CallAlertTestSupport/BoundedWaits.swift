@@ -89,3 +89,23 @@ public func answer<T: Sendable>(
   }
   return last
 }
+
+/// The first element of `stream` satisfying `predicate` within `seconds` of real time; nil if none (a bounded
+/// wait for a child's output or a client's events, where no test clock drives the other side).
+public func firstElement<T: Sendable>(
+  of stream: AsyncStream<T>, within seconds: Double, where predicate: @escaping @Sendable (T) -> Bool
+) async -> T? {
+  await withTaskGroup(of: T?.self) { group in
+    group.addTask {
+      for await element in stream where predicate(element) { return element }
+      return nil
+    }
+    group.addTask {
+      try? await Task.sleep(for: .seconds(seconds))
+      return nil
+    }
+    let first = await group.next() ?? nil
+    group.cancelAll()
+    return first
+  }
+}

@@ -148,19 +148,7 @@ public final class SpawnedProcess: Sendable {
   public static func first(
     in lines: AsyncStream<String>, within seconds: Double, where predicate: @escaping @Sendable (String) -> Bool
   ) async -> String? {
-    await withTaskGroup(of: String?.self) { group in
-      group.addTask {
-        for await line in lines where predicate(line) { return line }
-        return nil
-      }
-      group.addTask {
-        try? await Task.sleep(for: .seconds(seconds))
-        return nil
-      }
-      let first = await group.next() ?? nil
-      group.cancelAll()
-      return first
-    }
+    await firstElement(of: lines, within: seconds, where: predicate)
   }
 
   /// What a child run to its end printed, and how it ended.
