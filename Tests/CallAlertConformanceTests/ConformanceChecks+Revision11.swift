@@ -11,7 +11,9 @@ extension ConformanceChecks {
   /// A run that failed after the board reported that its tick fell behind its clock, in a scenario where every
   /// event counts, shows nothing (``LinkScenarios/Outcome/boardFellBehind(_:)``): it is played again on a
   /// fresh board, at most ``linkScenarioRuns`` times in all. Every failure of a board that did not report falling
-  /// behind is recorded; if the board fell behind in every run, a warning says so.
+  /// behind is recorded; if the board fell behind in every run, a warning says so. A run whose timing was not
+  /// what the scenario needs (``LinkScenarios/Outcome/premiseFailed(_:)``: the host read or sent late) is
+  /// played again in the same way.
   static func linkScenario(_ name: String, _ kind: BoardKind) async throws {
     guard let scenario = LinkScenarios.scenario(name) else {
       Issue.record("no scenario \(name) in Protocol/vectors/link.json")
@@ -33,6 +35,12 @@ extension ConformanceChecks {
           Comment(
             rawValue: "the board fell behind its clock (FAULT tick_overrun) in all \(run) runs, so none shows the "
               + "scenario; the last failed at \(failure)"), severity: .warning)
+      case .premiseFailed(let why):
+        guard run == linkScenarioRuns else { continue }
+        Issue.record(
+          Comment(
+            rawValue: "the run's timing was not what the scenario needs in all \(run) runs, so none shows it; the "
+              + "last: \(why)"), severity: .warning)
       }
     }
   }

@@ -1,3 +1,4 @@
+import CallAlertInputs
 import Testing
 
 // One conformance suite, run against both boards: every check in ``ConformanceChecks`` takes the board kind.
@@ -16,6 +17,37 @@ struct LinkScenariosInVirtualTime {
   /// this test fails instead, naming the step.
   @Test func theScenarioFileReads() throws {
     #expect(try !LinkScenarios.load().isEmpty)
+  }
+
+  /// A host that sends its PING only once BOOT has stalled (600 ms after the HELLO's answer) cannot show that
+  /// a command leaves events in flight alone: the premise step says so, where the count would blame the board
+  /// (a correct board resends at that PING, ten BOOTs in all).
+  @Test func aLateHostBreaksThePremiseInsteadOfFailingTheBoard() async throws {
+    let original = try #require(LinkScenarios.scenario("command_acted_on_leaves_events_in_flight_alone"))
+    var steps = original.steps
+    guard case .await = steps[2] else {
+      Issue.record("step 2 is no longer the await before the PING")
+      return
+    }
+    steps[2] = .wait(ms: 600)
+    let late = LinkScenarios.Scenario(name: original.name, spec: original.spec, acknowledgesEvents: false, steps: steps)
+    let verdict = try await LinkScenarios.play(late, on: VirtualTimeLine(acknowledgesEvents: false), label: "late")
+    guard case .premiseFailed(let why) = verdict else {
+      Issue.record("expected the premise to fail, got \(verdict)")
+      return
+    }
+    #expect(why.contains("between steps 1 and 4"))
+  }
+
+  /// Steps that count from another step's frame must name an `expect` step before them.
+  @Test func aCountFromAStepThatIsNoExpectIsAFormatError() throws {
+    let steps = try #require(
+      try JSONParser.parse(
+        Array(#"[{"wait":{"ms":1}},{"await":{"type":"BOOT","flags_byte":0},"count":1,"counted_from_step":0}]"#.utf8)
+      ).elements)
+    let step = try LinkScenarios.parse(steps[1])
+    #expect(throws: LinkScenarios.FormatError.self) { try LinkScenarios.checkReferences(of: step, at: 1, in: steps) }
+    #expect(throws: LinkScenarios.FormatError.self) { try LinkScenarios.checkReferences(of: step, at: 0, in: steps) }
   }
 
   @Test(arguments: LinkScenarios.all.map(\.name)) func scenario(_ name: String) async throws {

@@ -44,7 +44,13 @@ enum LinkScenarios {
   enum Step: Sendable {
     case send(Frame, zeroNonce: Bool)
     case expect(Matcher, withinMs: Int)
-    case only(forMs: Int, allow: [Matcher], atMost: Int?)
+    /// Waits until `count` frames matching have come after the frame step `fromStep` expected.
+    case await(Matcher, count: Int, fromStep: Int, withinMs: Int)
+    /// What the run's timing must have been for the scenario to show anything: at most `atMost` frames
+    /// matching came between the frames steps `fromStep` and `toStep` expected.
+    case premise(Matcher, atMost: Int, fromStep: Int, toStep: Int, because: String)
+    /// With `fromStep`, `atMost` counts the allowed frames since the frame that step expected, taken or not.
+    case only(forMs: Int, allow: [Matcher], atMost: Int?, fromStep: Int?)
     case silence(forMs: Int)
     case wait(ms: Int)
     case drain
@@ -87,11 +93,30 @@ enum LinkScenarios {
       guard let name = entry["name"]?.string, let spec = entry["spec"]?.string,
         let acknowledges = entry["acknowledge_events"]?.bool, let steps = entry["steps"]?.elements
       else { throw FormatError(description: "a scenario lacks name, spec, acknowledge_events or steps") }
-      return Scenario(
-        name: name, spec: spec, acknowledgesEvents: acknowledges,
-        steps: try steps.enumerated().map { index, step in
-          do { return try parse(step) } catch { throw FormatError(description: "\(name) step \(index): \(error)") }
-        })
+      let parsed = try steps.enumerated().map { index, step in
+        do {
+          let parsed = try parse(step)
+          try checkReferences(of: parsed, at: index, in: steps)
+          return parsed
+        } catch {
+          throw FormatError(description: "\(name) step \(index): \(error)")
+        }
+      }
+      return Scenario(name: name, spec: spec, acknowledgesEvents: acknowledges, steps: parsed)
+    }
+  }
+
+  /// A step that counts from another step's frame must name an `expect` step before it.
+  static func checkReferences(of step: Step, at index: Int, in steps: [JSONValue]) throws {
+    let referenced: [Int]
+    switch step {
+    case .await(_, _, let from, _): referenced = [from]
+    case .premise(_, _, let from, let to, _): referenced = [from, to]
+    case .only(_, _, _, let from?): referenced = [from]
+    default: referenced = []
+    }
+    for reference in referenced where !(0..<index).contains(reference) || steps[reference]["expect"] == nil {
+      throw FormatError(description: "step \(reference) is not an expect step before this one")
     }
   }
 
@@ -105,9 +130,24 @@ enum LinkScenarios {
     if let expect = step["expect"], expect.members != nil {
       return .expect(try matcher(expect), withinMs: step["within_ms"]?.integer ?? 2_000)
     }
+    if let awaited = step["await"], awaited.members != nil {
+      return .await(
+        try matcher(awaited), count: try integer(step, "count"), fromStep: try integer(step, "counted_from_step"),
+        withinMs: step["within_ms"]?.integer ?? 2_000)
+    }
+    if let premise = step["premise"], premise.members != nil, let of = premise["of"] {
+      guard let between = premise["between_steps"]?.elements, between.count == 2,
+        let from = between[0].integer, let to = between[1].integer, from < to
+      else { throw FormatError(description: "premise: between_steps is not two steps in order") }
+      guard let because = premise["because"]?.string else { throw FormatError(description: "premise: no because") }
+      return .premise(
+        try matcher(of), atMost: try integer(premise, "at_most"), fromStep: from, toStep: to, because: because)
+    }
     if let only = step["only"], only.members != nil {
       let allow = try (only["allow"]?.elements ?? []).map(matcher)
-      return .only(forMs: try integer(only, "for_ms"), allow: allow, atMost: only["at_most"]?.integer)
+      let from: Int? = only["counted_from_step"] == nil ? nil : try integer(only, "counted_from_step")
+      return .only(
+        forMs: try integer(only, "for_ms"), allow: allow, atMost: only["at_most"]?.integer, fromStep: from)
     }
     if let silence = step["silence"], silence.members != nil {
       return .silence(forMs: try integer(silence, "for_ms"))
@@ -183,6 +223,16 @@ enum LinkScenarios {
     /// event no step provided for (it takes a sequence number, or a place in a full queue), so the run shows
     /// nothing about the scenario either way. The message is the step's.
     case boardFellBehind(String)
+    /// The run's timing was not what the scenario needs to show anything (a `premise` step did not hold: on a
+    /// loaded machine the host read or sent late); the message says how.
+    case premiseFailed(String)
+  }
+
+  /// How ``play(_:on:label:)`` found a run: every step held, a step failed, or the run's timing showed nothing.
+  enum Verdict: Sendable, Equatable {
+    case held
+    case failed(String)
+    case premiseFailed(String)
   }
 
   /// Plays `scenario` on the board at `slavePath` in real time and says how it ended (the caller records it).
@@ -193,16 +243,25 @@ enum LinkScenarios {
     await host.setAcknowledgesEvents(scenario.acknowledgesEvents)
     defer { Task { await host.close() } }
     let label = "\(kind): link.json/\(scenario.name) (§\(scenario.spec))"
-    guard let failure = try await play(scenario, on: host, label: label) else { return .held }
+    let failure: String
+    switch try await play(scenario, on: host, label: label) {
+    case .held: return .held
+    case .premiseFailed(let why): return .premiseFailed(why)
+    case .failed(let why): failure = why
+    }
     // Where the host acknowledges every event itself, an event the board raised on its own changes nothing
     // the steps look at; where it acknowledges only what the steps say, every event counts.
     if !scenario.acknowledgesEvents, try await boardReportsFallingBehind(host) { return .boardFellBehind(failure) }
     return .failed(failure)
   }
 
-  /// Plays `scenario` over `host`, recording an issue for the first step it fails.
+  /// Plays `scenario` over `host`, recording an issue for the first step it fails. Used in virtual time, where
+  /// the timing is exact, so a premise that does not hold is a failure too.
   static func run(_ scenario: Scenario, on host: some ScenarioLine, label: String) async throws {
-    if let failure = try await play(scenario, on: host, label: label) { Issue.record(Comment(rawValue: failure)) }
+    switch try await play(scenario, on: host, label: label) {
+    case .held: break
+    case .failed(let why), .premiseFailed(let why): Issue.record(Comment(rawValue: why))
+    }
   }
 
   /// Whether the board on `host`'s line said, in this run, that its tick fell behind its clock (FAULT
@@ -226,8 +285,10 @@ enum LinkScenarios {
     return await host.sawTickOverrun
   }
 
-  /// Plays `scenario` over `host`; returns the first step it fails, described, or nil when every step held.
-  static func play(_ scenario: Scenario, on host: some ScenarioLine, label: String) async throws -> String? {
+  /// Plays `scenario` over `host`: every step held, or the first step that failed, described.
+  static func play(_ scenario: Scenario, on host: some ScenarioLine, label: String) async throws -> Verdict {
+    // Where in the order the board sent frames each `expect` step's frame came, by step.
+    var places: [Int: Int] = [:]
     for (index, step) in scenario.steps.enumerated() {
       let at = "\(label) step \(index)"
       switch step {
@@ -235,34 +296,63 @@ enum LinkScenarios {
         frame.nonce = zeroNonce ? 0 : await host.nonce()
         try await host.send(frame)
       case .expect(let matcher, let withinMs):
-        guard let frame = await host.take(within: .milliseconds(withinMs), where: { matcher.matches($0) }) else {
+        guard let (frame, place) = await host.take(within: .milliseconds(withinMs), where: { matcher.matches($0) })
+        else {
           let seen = await host.pendingFrames().map(describe)
-          return "\(at): no frame \(matcher) within \(withinMs) ms; pending: \(seen)"
+          return .failed("\(at): no frame \(matcher) within \(withinMs) ms; pending: \(seen)")
         }
+        places[index] = place
         if matcher.decodes {
           do throws(MessageError) {
             _ = try Message.decode(frame)
           } catch {
-            return "\(at): \(describe(frame)) does not decode: \(error)"
+            return .failed("\(at): \(describe(frame)) does not decode: \(error)")
           }
         }
-      case .only(let forMs, let allow, let atMost):
+      case .await(let matcher, let count, let fromStep, let withinMs):
+        let after = places[fromStep] ?? 0
+        let arrived = await host.waitUntil(within: .milliseconds(withinMs)) { log in
+          log.dropFirst(after + 1).count(where: matcher.matches) >= count
+        }
+        if !arrived {
+          return .failed("\(at): fewer than \(count) frames \(matcher) after step \(fromStep)'s within \(withinMs) ms")
+        }
+      case .premise(let matcher, let atMost, let fromStep, let toStep, let because):
+        let from = places[fromStep] ?? 0
+        let to = places[toStep] ?? 0
+        let between = await host.received()[(from + 1)..<max(from + 1, to)].count(where: matcher.matches)
+        if between > atMost {
+          return .premiseFailed(
+            "\(at): \(between) frames \(matcher) came between steps \(fromStep) and \(toStep), more than the "
+              + "\(atMost) that show \(because)")
+        }
+      case .only(let forMs, let allow, let atMost, let fromStep):
         try await host.pause(ms: forMs)  // an observation window, not a synchronisation
         let frames = await host.drainFrames().filter { !isAutoAcknowledged($0, in: scenario) }
         for frame in frames {
           guard allow.contains(where: { $0.matches(frame) }) else {
-            return "\(at): \(describe(frame)) arrived, only \(allow) may"
+            return .failed("\(at): \(describe(frame)) arrived, only \(allow) may")
           }
         }
-        // A count holds however late the board's timers run on a loaded machine, where a window's edge does not.
-        if let atMost, frames.count > atMost {
-          return "\(at): \(frames.count) frames arrived, at most \(atMost) may: \(frames.map(describe))"
+        // A count holds however late the board's timers run on a loaded machine, where a window's edge does not;
+        // counted in the order the board sent frames, it also holds however late the host reads them.
+        let counted =
+          if let fromStep {
+            await host.received().dropFirst((places[fromStep] ?? 0) + 1).filter { frame in
+              !isAutoAcknowledged(frame, in: scenario) && allow.contains { $0.matches(frame) }
+            }
+          } else {
+            frames
+          }
+        if let atMost, counted.count > atMost {
+          return .failed(
+            "\(at): \(counted.count) frames arrived, at most \(atMost) may: \(counted.map(describe))")
         }
       case .silence(let forMs):
         try await host.pause(ms: forMs)  // an observation window, not a synchronisation
         let unexpected = await host.drainFrames().filter { !isAutoAcknowledged($0, in: scenario) }
         if !unexpected.isEmpty {
-          return "\(at): expected silence for \(forMs) ms, got \(unexpected.map(describe))"
+          return .failed("\(at): expected silence for \(forMs) ms, got \(unexpected.map(describe))")
         }
       case .wait(let ms):
         try await host.pause(ms: ms)  // part of the scenario's timing
@@ -270,7 +360,7 @@ enum LinkScenarios {
         _ = await host.drainFrames()
       }
     }
-    return nil
+    return .held
   }
 }
 
@@ -281,8 +371,13 @@ protocol ScenarioLine: Sendable {
   func nonce() async -> UInt32
   /// Sends `frame` as is.
   func send(_ frame: Frame) async throws
-  /// Takes the first frame received and not yet taken that `matches`, waiting up to `within`.
-  func take(within: Duration, where matches: @Sendable (Frame) -> Bool) async -> Frame?
+  /// Takes the first frame received and not yet taken that `matches`, waiting up to `within`; with its place
+  /// in the order the board sent frames (0 for the first).
+  func take(within: Duration, where matches: @Sendable (Frame) -> Bool) async -> (frame: Frame, place: Int)?
+  /// Every frame received so far, taken or not, in the order the board sent them.
+  func received() async -> [Frame]
+  /// Waits up to `within` for `condition` to hold of ``received()``; whether it does.
+  func waitUntil(within: Duration, _ condition: @Sendable ([Frame]) -> Bool) async -> Bool
   /// Takes every frame received and not yet taken.
   func drainFrames() async -> [Frame]
   /// The frames received and not yet taken.
@@ -293,6 +388,7 @@ protocol ScenarioLine: Sendable {
 
 extension RawHost: ScenarioLine {
   func nonce() async -> UInt32 { boardNonce }
+  func received() async -> [Frame] { log }
   func drainFrames() async -> [Frame] { drain().map(\.frame) }
   func pendingFrames() async -> [Frame] { pending.map(\.frame) }
   func pause(ms: Int) async throws { try await Task.sleep(for: .milliseconds(ms)) }

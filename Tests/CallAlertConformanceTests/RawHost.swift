@@ -7,9 +7,11 @@ import Foundation
 /// nonce, payload) and records every frame the board sends, with its arrival time, for the scenario to match.
 /// Unlike ``BoardClient`` it never retransmits, acknowledges only when told to, and hides nothing.
 actor RawHost {
-  /// A frame from the board and when it arrived.
+  /// A frame from the board, its place in the order the board sent frames (0 for the first), and when it
+  /// arrived.
   struct Arrival: Sendable {
     let frame: Frame
+    let place: Int
     let at: ContinuousClock.Instant
   }
 
@@ -18,6 +20,8 @@ actor RawHost {
   private var decoder = FrameDecoder()
   /// Frames received and not yet taken by a step, oldest first.
   private(set) var pending: [Arrival] = []
+  /// Every frame received, taken or not, in the order the board sent them.
+  private(set) var log: [Frame] = []
   /// The board's nonce, from its latest frame (0 before any).
   private(set) var boardNonce: UInt32 = 0
   /// Whether the board sent a FAULT tick_overrun (PROTOCOL.md §13.8): its tick fell behind its clock.
@@ -54,13 +58,27 @@ actor RawHost {
   }
 
   /// Takes the first pending frame that `matches`, waiting up to `within` for one to arrive; nil if none.
-  func take(within: Duration, where matches: @Sendable (Frame) -> Bool) async -> Frame? {
+  /// Its place is where it came in the order the board sent frames.
+  func take(within: Duration, where matches: @Sendable (Frame) -> Bool) async -> (frame: Frame, place: Int)? {
     let deadline = ContinuousClock.now + within
     while true {
-      if let index = pending.firstIndex(where: { matches($0.frame) }) { return pending.remove(at: index).frame }
+      if let index = pending.firstIndex(where: { matches($0.frame) }) {
+        let arrival = pending.remove(at: index)
+        return (arrival.frame, arrival.place)
+      }
       if ContinuousClock.now >= deadline { return nil }
       await waitForArrival(until: deadline)
     }
+  }
+
+  /// Waits up to `within` for `condition` to hold of every frame received so far; whether it does.
+  func waitUntil(within: Duration, _ condition: @Sendable ([Frame]) -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + within
+    while !condition(log) {
+      if ContinuousClock.now >= deadline { return false }
+      await waitForArrival(until: deadline)
+    }
+    return true
   }
 
   /// Stops reading and closes the line.
@@ -74,7 +92,8 @@ actor RawHost {
     for output in decoder.feed(chunk) {
       guard case .frame(let frame) = output else { continue }
       boardNonce = frame.nonce
-      pending.append(Arrival(frame: frame, at: .now))
+      pending.append(Arrival(frame: frame, place: log.count, at: .now))
+      log.append(frame)
       if frame.type == MessageType.fault.rawValue, frame.flags.isEmpty,
         frame.payload.first == FaultCode.tickOverrun.rawValue
       {

@@ -7,7 +7,10 @@ import CallAlertVirtualBoard
 actor VirtualTimeLine: ScenarioLine {
   private let board = VirtualBoard()
   private var decoder = FrameDecoder()
-  private var pending: [Frame] = []
+  /// Frames received and not yet taken, with their places in ``log``.
+  private var pending: [(frame: Frame, place: Int)] = []
+  /// Every frame received, in the order the board sent them.
+  private var log: [Frame] = []
   private let acknowledgesEvents: Bool
   /// The board's clock.
   private(set) var now: UInt64 = 0
@@ -23,29 +26,44 @@ actor VirtualTimeLine: ScenarioLine {
     collect()
   }
 
-  func take(within: Duration, where matches: @Sendable (Frame) -> Bool) -> Frame? {
-    let deadline =
-      now + UInt64(within.components.seconds) * 1_000
-      + UInt64(within.components.attoseconds / 1_000_000_000_000_000)
+  func take(within: Duration, where matches: @Sendable (Frame) -> Bool) -> (frame: Frame, place: Int)? {
+    let deadline = deadline(after: within)
     collect()
     while true {
-      if let index = pending.firstIndex(where: matches) { return pending.remove(at: index) }
+      if let index = pending.firstIndex(where: { matches($0.frame) }) { return pending.remove(at: index) }
       if now >= deadline { return nil }
       step(until: deadline)
     }
   }
 
+  func received() -> [Frame] { log }
+
+  func waitUntil(within: Duration, _ condition: @Sendable ([Frame]) -> Bool) -> Bool {
+    let deadline = deadline(after: within)
+    collect()
+    while !condition(log) {
+      if now >= deadline { return false }
+      step(until: deadline)
+    }
+    return true
+  }
+
   func drainFrames() -> [Frame] {
     collect()
     defer { pending.removeAll() }
-    return pending
+    return pending.map(\.frame)
   }
 
-  func pendingFrames() -> [Frame] { pending }
+  func pendingFrames() -> [Frame] { pending.map(\.frame) }
 
   func pause(ms: Int) {
     let target = now + UInt64(ms)
     while now < target { step(until: target) }
+  }
+
+  private func deadline(after duration: Duration) -> UInt64 {
+    now + UInt64(duration.components.seconds) * 1_000
+      + UInt64(duration.components.attoseconds / 1_000_000_000_000_000)
   }
 
   /// Moves time to the board's next wake-up, or to `limit` if that comes first, and ticks the board there.
@@ -65,7 +83,8 @@ actor VirtualTimeLine: ScenarioLine {
       if bytes.isEmpty { return }
       for output in decoder.feed(bytes) {
         guard case .frame(let frame) = output else { continue }
-        pending.append(frame)
+        pending.append((frame, log.count))
+        log.append(frame)
         if acknowledgesEvents, frame.flags.isEmpty, MessageType(rawValue: frame.type)?.isEvent == true {
           board.receive(
             Frame(flags: .response, sequence: frame.sequence, type: frame.type, nonce: frame.nonce).encoded(),
