@@ -33,9 +33,10 @@ extension ControlRequest {
     case .input(.acknowledgeMissed(let id)):
       add("type", "ack")
       add("id", id)
-    case .input(.setDoNotDisturb(let mode)):
+    case .input(.setDoNotDisturb(let mode, let until)):
       add("type", "dnd")
       add("mode", mode.rawValue)
+      add("until", until.map(Timestamp.iso8601))
     case .input(.setSilent(let on)):
       add("type", "silent")
       members.append(("on", on ? "true" : "false"))

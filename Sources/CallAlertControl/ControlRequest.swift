@@ -40,7 +40,7 @@ public enum ControlRequest: Equatable, Sendable {
     "hangup": ["id"],
     "answered": ["id"],
     "ack": ["board", "id"],
-    "dnd": ["mode"],
+    "dnd": ["mode", "until"],
     "silent": ["on"],
     "push": ["payload", "file"],
     "status": [],
@@ -186,7 +186,7 @@ struct ControlLineReader {
         let hint = value.string.map { Suggestion.hint(for: $0, in: modes) } ?? ""
         throw error(value.start, "mode", "\(value.quoted) is not one of \(modes.joined(separator: ", "))\(hint)")
       }
-      return .input(.setDoNotDisturb(mode))
+      return .input(.setDoNotDisturb(mode, until: try time(root, "until")))
     case "silent":
       return .input(.setSilent(try bool(try required(root, "on", type: type), "on")))
     case "push":
@@ -271,8 +271,10 @@ struct ControlLineReader {
     return flag
   }
 
-  private func sentAt(_ root: JSONValue) throws(InputError) -> Date? {
-    guard let value = root["sent_at"], !value.isNull else { return nil }
+  private func sentAt(_ root: JSONValue) throws(InputError) -> Date? { try time(root, "sent_at") }
+
+  private func time(_ root: JSONValue, _ key: String) throws(InputError) -> Date? {
+    guard let value = root[key], !value.isNull else { return nil }
     let date: Date?
     switch value.kind {
     case .number(let text): date = Timestamp.date(number: text)
@@ -280,7 +282,7 @@ struct ControlLineReader {
     default: date = nil
     }
     guard let date else {
-      throw error(value.start, "sent_at", "\(value.quoted) is not a time; expected \(Timestamp.expected)")
+      throw error(value.start, key, "\(value.quoted) is not a time; expected \(Timestamp.expected)")
     }
     return date
   }

@@ -6,7 +6,7 @@ import Foundation
 /// programs) or text (for people).
 public enum EventLine {
   /// The event's name in both forms: ringing, suppressed, stopped, missed, missed_acknowledged,
-  /// missed_call_acknowledged, ignored, pattern_fallback, calls_refused.
+  /// missed_call_acknowledged, ignored, pattern_fallback, calls_refused, dnd_ended.
   public static func name(of event: EngineEvent) -> String {
     switch event {
     case .ringing: "ringing"
@@ -18,6 +18,7 @@ public enum EventLine {
     case .ignored: "ignored"
     case .patternFallback: "pattern_fallback"
     case .callsRefused: "calls_refused"
+    case .doNotDisturbEnded: "dnd_ended"
     }
   }
 
@@ -32,6 +33,8 @@ public enum EventLine {
   ///   board plays instead), `reason`
   /// - calls_refused: `call` is the first refused call, then `source`, `count` (refused since `since`),
   ///   `since`, `reason` (`too-many-calls`)
+  /// - dnd_ended: `mode` (the switched mode that ended), `until` (when it was to end); the configured mode
+  ///   applies again
   public static func json(_ event: EngineEvent, at date: Date) -> String {
     var members = [("event", JSONText.quoted(name(of: event))), ("at", JSONText.quoted(Timestamp.iso8601(date)))]
     switch event {
@@ -69,6 +72,9 @@ public enum EventLine {
       members.append(("count", String(count)))
       members.append(("since", JSONText.quoted(Timestamp.iso8601(since))))
       members.append(("reason", JSONText.quoted(IgnoredReason.tooManyCalls.rawValue)))
+    case .doNotDisturbEnded(let mode, let until):
+      members.append(("mode", JSONText.quoted(mode.rawValue)))
+      members.append(("until", JSONText.quoted(Timestamp.iso8601(until))))
     }
     return JSONText.object(members)
   }
@@ -110,6 +116,8 @@ public enum EventLine {
       let calls = count == 1 ? "1 call" : "\(count) calls"
       return
         "\(time) refused \(calls) from \(shown(source.rawValue)) since \(clock(since, timeZone)), the first \(shown(first.id)) \(caller(first)): \(IgnoredReason.tooManyCalls.rawValue)"
+    case .doNotDisturbEnded(let mode, _):
+      return "\(time) do-not-disturb \(mode.rawValue) ended: as configured again"
     }
   }
 

@@ -1,4 +1,5 @@
 import CallAlertEngine
+import CallAlertInputs
 import CallAlertProtocol
 
 /// `callalert status` as JSON: active calls, missed calls, do-not-disturb, boards.
@@ -67,6 +68,9 @@ public struct StatusReport: Codable, Equatable, Sendable {
     public var active: Bool
     /// Whether silent mode (motor only) is on.
     public var silent: Bool
+    /// When the switched mode ends and the configured one applies again (ISO 8601, UTC); absent: it lasts
+    /// until switched again.
+    public var until: String? = nil
   }
 
   /// Calls ringing or waiting for a board.
@@ -143,7 +147,8 @@ public struct StatusReport: Codable, Equatable, Sendable {
     let dnd = snapshot.doNotDisturb
     doNotDisturb = DoNotDisturb(
       mode: (dnd.override ?? dnd.configuredMode).rawValue, configured: dnd.configuredMode.rawValue,
-      override: dnd.override?.rawValue, active: dnd.isActive, silent: dnd.silent)
+      override: dnd.override?.rawValue, active: dnd.isActive, silent: dnd.silent,
+      until: dnd.until.map(Timestamp.iso8601))
     boards = snapshot.boards.map { board in
       let info = boardInfos[board.name]
       return Board(

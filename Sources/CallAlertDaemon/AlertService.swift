@@ -33,6 +33,8 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
   /// The engine's deadlines: one long-lived wake-up, run by ``run()``.
   private let deadlines: DeadlineTimer<C>
   private let wallClock: @Sendable () -> Date
+  /// The wall clock's time now, as the engine gets it.
+  nonisolated var wallNow: Date { wallClock() }
   private let logger: Logger
   private let recorder: (@Sendable (EngineEvent, Date) -> Void)?
   /// Waits while the recorder is behind: see ``roomForRecords()``.

@@ -24,6 +24,11 @@ struct ControlHandler<C: Clock>: Sendable where C.Duration == Duration {
 
   /// Answers one request; `source` and `lineNumber` name where it came from, for logs and id-less pushes.
   func handle(_ request: ControlRequest, source: String, lineNumber: Int) async -> ControlResponse {
+    // A request over HTTP (the API, the page) is one body, not a line of a stream.
+    let place = source == "http" ? "body" : "\(source):\(lineNumber)"
+    if let problem = request.problem(at: service.wallNow, place: place) {
+      return .failure(problem)
+    }
     switch request {
     case .input(let input):
       let events = await intake.submit(input, from: CallSource(controlSource: source))

@@ -69,7 +69,7 @@ extension EngineEvent {
     case .stopped(let callID, _), .ignored(let callID, _), .patternFallback(let callID, _, _, _, _),
       .missedCallAcknowledged(let callID):
       callID
-    case .missedAcknowledged, .callsRefused: nil
+    case .missedAcknowledged, .callsRefused, .doNotDisturbEnded: nil
     }
   }
 

@@ -194,10 +194,12 @@ public actor MQTTBridge {
         await refresh()
       }
     case .doNotDisturb:
-      let current = await service.snapshot().doNotDisturb.override?.rawValue
-      if let mode = shared.received(doNotDisturb: message.payload, current: current) {
-        logger.info("mqtt: do-not-disturb \(mode.rawValue), switched on another host")
-        await service.submit(.setDoNotDisturb(mode))
+      let dnd = await service.snapshot().doNotDisturb
+      let current = (dnd.override?.rawValue, dnd.until.map(Timestamp.iso8601))
+      if let change = shared.received(doNotDisturb: message.payload, current: current, now: service.wallNow) {
+        let until = change.until.map { " until \(Timestamp.iso8601($0))" } ?? ""
+        logger.info("mqtt: do-not-disturb \(change.mode.rawValue)\(until), switched on another host")
+        await service.submit(.setDoNotDisturb(change.mode, until: change.until))
         await refresh()
       }
     case .command(let command):
@@ -305,6 +307,9 @@ public actor MQTTBridge {
     case .missedCallAcknowledged(let id):
       missedHere.remove(id)
       publishAcknowledgement([id])
+    case .doNotDisturbEnded:
+      // No input switched it: the state is compared now, as after a switch.
+      await refresh()
     default:
       break
     }

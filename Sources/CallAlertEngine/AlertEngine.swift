@@ -26,6 +26,8 @@ public struct AlertEngine: Sendable {
   var missed: [IncomingCall] = []
   /// Do-not-disturb switched at run time; wins over the configured mode.
   var doNotDisturbOverride: DoNotDisturbMode?
+  /// When that switch ends, if it was made until a time.
+  var doNotDisturbExpiry: DoNotDisturbExpiry?
   /// Silent mode switched at run time; wins over the configured value.
   var silentOverride: Bool?
   /// The play tokens.
@@ -81,9 +83,11 @@ public struct AlertEngine: Sendable {
       acknowledge(from: board, at: now, into: &effects)
     case .acknowledgeMissed(let id):
       acknowledgeMissed(id, into: &effects)
-    case .setDoNotDisturb(let mode):
+    case .setDoNotDisturb(let mode, let until):
       // Calls already ringing keep ringing (or keep quiet): a phone applies the switch to the next call.
       doNotDisturbOverride = mode
+      doNotDisturbExpiry = until.map { DoNotDisturbExpiry(until: $0, from: now) }
+      endDoNotDisturbIfDue(at: now, into: &effects)
     case .setSilent(let silent):
       silentOverride = silent
     case .boardLost(let board):
@@ -112,6 +116,7 @@ public struct AlertEngine: Sendable {
       reconcileBoards(at: now, into: &effects)
     }
     summarizeRefusals(at: now, into: &effects)
+    endDoNotDisturbIfDue(at: now, into: &effects)
     memory.prune(at: now.monotonicMs, repeatedCallerWindowMs: configuration.doNotDisturb.repeatedCallerWindowMs)
     return effects
   }
@@ -119,7 +124,8 @@ public struct AlertEngine: Sendable {
   /// The next monotonic ms at which ``advance(to:)`` has something to do (nil: nothing scheduled).
   public var nextDeadlineMs: UInt64? {
     let memoryExpiry = memory.nextExpiryMs(repeatedCallerWindowMs: configuration.doNotDisturb.repeatedCallerWindowMs)
-    return (calls.map(\.deadlineMs) + [memoryExpiry, nextRefusalSummaryMs].compactMap { $0 }).min()
+    let deadlines = [memoryExpiry, nextRefusalSummaryMs, doNotDisturbExpiry?.monotonicMs].compactMap { $0 }
+    return (calls.map(\.deadlineMs) + deadlines).min()
   }
 
   /// What is going on, for `callalert status`: active calls with remaining ms and boards, pending missed
@@ -136,7 +142,8 @@ public struct AlertEngine: Sendable {
     }
     let doNotDisturb = EngineSnapshot.DoNotDisturb(
       configuredMode: configuration.doNotDisturb.mode, override: doNotDisturbOverride,
-      isActive: policy.isActive(at: now.wall), silent: isSilent, silentOverride: silentOverride)
+      isActive: policy.isActive(at: now.wall), silent: isSilent, silentOverride: silentOverride,
+      until: doNotDisturbExpiry?.until)
     let boardEntries = configuration.boards.map { board in
       let state = boards[board.name] ?? BoardState()
       return EngineSnapshot.Board(

@@ -19,8 +19,11 @@ public enum EngineInput: Equatable, Sendable {
   /// One missed call was acknowledged (the page's or the API's button beside it): it leaves the missed calls,
   /// and the indicator goes off with the last of them. Nothing that rings is stopped.
   case acknowledgeMissed(callID: String)
-  /// Do-not-disturb was switched (overrides the configured mode until switched again).
-  case setDoNotDisturb(DoNotDisturbMode)
+  /// Do-not-disturb was switched: the mode overrides the configured one until switched again or, with `until`,
+  /// until that moment of the wall clock, when the configured mode applies again
+  /// (``EngineEvent/doNotDisturbEnded(mode:until:)``). An `until` not after the moment of the input ends the
+  /// switch at once.
+  case setDoNotDisturb(DoNotDisturbMode, until: Date? = nil)
   /// Silent mode (motor only) was switched.
   case setSilent(Bool)
   /// A board went away (unplugged, not answering).
@@ -76,6 +79,8 @@ public enum EngineEvent: Equatable, Sendable {
   /// minute ends (see ``AlertEngine/refusalIntervalMs``). Each refused call also gets its own
   /// ``ignored(callID:reason:)``, for the answer to its sender.
   case callsRefused(source: CallSource, count: Int, first: IncomingCall, since: Date)
+  /// A do-not-disturb switch made until a time (`mode`, `until`) ran out: the configured mode applies again.
+  case doNotDisturbEnded(mode: DoNotDisturbMode, until: Date)
 }
 
 /// Why a call did not ring.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What the engine is doing at one moment, for `callalert status`.
 public struct EngineSnapshot: Equatable, Sendable {
   /// The calls that ring or wait for a board, oldest first.
@@ -67,12 +69,15 @@ public struct EngineSnapshot: Equatable, Sendable {
     public var silent: Bool
     /// Silent mode as switched at run time; nil: the configured value applies.
     public var silentOverride: Bool?
+    /// When the switched mode ends and the configured one applies again; nil: it lasts until switched again.
+    public var until: Date?
 
     /// Creates a do-not-disturb entry.
     public init(
       configuredMode: DoNotDisturbMode, override: DoNotDisturbMode?, isActive: Bool, silent: Bool,
-      silentOverride: Bool?
+      silentOverride: Bool?, until: Date? = nil
     ) {
+      self.until = until
       self.configuredMode = configuredMode
       self.override = override
       self.isActive = isActive

@@ -3,10 +3,13 @@ import CallAlertEngine
 import CallAlertInputs
 import CallAlertParsing
 internal import Hummingbird
+import Foundation
 
-/// `PUT /v1/dnd`'s body: `{"mode":"on"}`, `{"silent":true}`, or both; each becomes its control request.
+/// `PUT /v1/dnd`'s body: `{"mode":"on"}`, `{"silent":true}`, or both; each becomes its control request. With
+/// `mode`, `until` (ISO 8601 or Unix time) ends the switch at that time (`{"mode":"on","until":"…"}`): then
+/// the configured mode applies again.
 enum DoNotDisturbBody {
-  static let fields = ["mode", "silent"]
+  static let fields = ["mode", "silent", "until"]
 
   static func parse(_ bytes: [UInt8]) throws(ProblemDocument) -> [ControlRequest] {
     func place(_ offset: Int) -> String {
@@ -25,11 +28,13 @@ enum DoNotDisturbBody {
         location: place(root.start))
     }
     var requests: [ControlRequest] = []
+    var mode: DoNotDisturbMode?
+    var until: Date?
     var seen: [String] = []
     for member in members {
       guard fields.contains(member.key) else {
         throw .badInput(
-          "unknown field\(Suggestion.hint(for: member.key, in: fields)); this takes mode, silent",
+          "unknown field\(Suggestion.hint(for: member.key, in: fields)); this takes mode, until, silent",
           field: DisplayText.excerpt(member.key), location: place(member.keyOffset))
       }
       guard !seen.contains(member.key) else {
@@ -39,13 +44,26 @@ enum DoNotDisturbBody {
       let value = member.value
       if member.key == "mode" {
         let modes = ["on", "off", "scheduled"]
-        guard let text = value.string, let mode = DoNotDisturbMode(rawValue: text) else {
+        guard let text = value.string, let chosen = DoNotDisturbMode(rawValue: text) else {
           let hint = value.string.map { Suggestion.hint(for: $0, in: modes) } ?? ""
           throw .badInput(
             "\(value.quoted) is not one of \(modes.joined(separator: ", "))\(hint)", field: "mode",
             location: place(value.start))
         }
-        requests.append(.input(.setDoNotDisturb(mode)))
+        mode = chosen
+      } else if member.key == "until" {
+        let date: Date? =
+          switch value.kind {
+          case .number(let text): Timestamp.date(number: text)
+          case .string(let text): Timestamp.date(text: text)
+          default: nil
+          }
+        guard let date else {
+          throw .badInput(
+            "\(value.quoted) is not a time; expected \(Timestamp.expected)", field: "until",
+            location: place(value.start))
+        }
+        until = date
       } else {
         guard case .bool(let on) = value.kind else {
           throw .badInput("\(value.quoted) is not true or false", field: "silent", location: place(value.start))
@@ -53,6 +71,10 @@ enum DoNotDisturbBody {
         requests.append(.input(.setSilent(on)))
       }
     }
+    if until != nil, mode == nil {
+      throw .badInput("until ends a switch of mode: give \"mode\" too", field: "until", location: "body")
+    }
+    if let mode { requests.insert(.input(.setDoNotDisturb(mode, until: until)), at: 0) }
     guard !requests.isEmpty else {
       throw .badInput(
         "give \"mode\" (on, off, scheduled), \"silent\" (true, false), or both", field: nil, location: "body")

@@ -1,5 +1,6 @@
 import CallAlertControl
 import CallAlertEngine
+import CallAlertInputs
 import Foundation
 import Logging
 
@@ -15,6 +16,8 @@ struct DoNotDisturbMemory: Sendable {
   struct Choice: Codable, Equatable, Sendable {
     var mode: DoNotDisturbMode?
     var silent: Bool?
+    /// When the switched mode ends, if it was made for a while; a restart after it restores nothing of it.
+    var until: Date? = nil
   }
 
   /// The file.
@@ -35,7 +38,9 @@ struct DoNotDisturbMemory: Sendable {
   func read() -> Choice? {
     guard FileManager.default.fileExists(atPath: path) else { return nil }
     do {
-      return try JSONDecoder().decode(Choice.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+      let decoder = JSONDecoder()
+      decoder.dateDecodingStrategy = .iso8601
+      return try decoder.decode(Choice.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
     } catch {
       logger.warning("http: \(path) is not a do-not-disturb choice (\(error)); the config's settings apply")
       return nil
@@ -46,9 +51,12 @@ struct DoNotDisturbMemory: Sendable {
   func write(_ dnd: StatusReport.DoNotDisturb) {
     // A switch back to what the config says is kept as nothing: a later edit of the config then applies.
     let mode = dnd.override.flatMap { $0 == dnd.configured ? nil : DoNotDisturbMode(rawValue: $0) }
-    let choice = Choice(mode: mode, silent: dnd.silent == configuredSilent ? nil : dnd.silent)
+    let until = mode == nil ? nil : dnd.until.flatMap(Timestamp.date(text:))
+    let choice = Choice(mode: mode, silent: dnd.silent == configuredSilent ? nil : dnd.silent, until: until)
     do {
-      let data = try JSONEncoder().encode(choice)
+      let encoder = JSONEncoder()
+      encoder.dateEncodingStrategy = .iso8601
+      let data = try encoder.encode(choice)
       try data.write(to: URL(fileURLWithPath: path), options: [.atomic])
       try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
     } catch {
@@ -57,16 +65,24 @@ struct DoNotDisturbMemory: Sendable {
   }
 
   /// The requests that switch the daemon to a choice.
-  static func requests(_ choice: Choice) -> [ControlRequest] {
-    (choice.mode.map { [ControlRequest.input(.setDoNotDisturb($0))] } ?? [])
+  /// A mode switched until a time that has passed by `now` is left out: it ended while the daemon was stopped.
+  static func requests(_ choice: Choice, now: Date) -> [ControlRequest] {
+    let mode = choice.until.map { $0 > now } == false ? nil : choice.mode
+    return (mode.map { [ControlRequest.input(.setDoNotDisturb($0, until: choice.until))] } ?? [])
       + (choice.silent.map { [ControlRequest.input(.setSilent($0))] } ?? [])
   }
 
-  /// Switches the daemon to what the file holds, if anything.
-  func restore(through handle: @Sendable (ControlRequest, String) async -> ControlResponse) async {
+  /// Switches the daemon to what the file holds, if anything; `now` is the wall clock's time.
+  func restore(now: Date, through handle: @Sendable (ControlRequest, String) async -> ControlResponse) async {
     guard let choice = read() else { return }
-    for request in Self.requests(choice) { _ = await handle(request, "http") }
-    let mode = choice.mode?.rawValue ?? "as configured"
+    let requests = Self.requests(choice, now: now)
+    for request in requests { _ = await handle(request, "http") }
+    let kept = requests.contains { if case .input(.setDoNotDisturb) = $0 { true } else { false } }
+    if !kept, let until = choice.until, let mode = choice.mode {
+      logger.notice("http: do-not-disturb \(mode.rawValue) until \(Timestamp.iso8601(until)) ended while stopped")
+    }
+    let until = kept ? choice.until.map { " until \(Timestamp.iso8601($0))" } ?? "" : ""
+    let mode = kept ? (choice.mode?.rawValue ?? "as configured") + until : "as configured"
     let silent = choice.silent.map { "\($0)" } ?? "as configured"
     logger.notice("http: do-not-disturb as switched before the restart (\(path)): mode \(mode), silent \(silent)")
   }

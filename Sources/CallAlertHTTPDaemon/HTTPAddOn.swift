@@ -85,7 +85,7 @@ extension DaemonAddOn {
       for board in context.configuration.engine.boards {
         if let light = board.kind.lightKind { backend.lightBoards[board.name] = String(describing: light) }
       }
-      backend.beforeListening = { await memory.restore(through: context.handle) }
+      backend.beforeListening = { await memory.restore(now: Date(), through: context.handle) }
       let metrics = CallMetrics()
       context.onCallToPlay { board, latency in metrics.recordCallToPlay(board: board, latency) }
       return [

@@ -104,7 +104,7 @@ extension CallHistory {
           sql:
             "UPDATE calls SET acknowledged = 1, acknowledged_at = ? WHERE id = ? AND missed = 1 AND acknowledged = 0",
           arguments: [date, id])
-      case .ignored:
+      case .ignored, .doNotDisturbEnded:
         break
       case .callsRefused(let source, let count, let first, let since):
         // One row per source and minute, never a call's own id: a call refused now may ring when sent again,

@@ -150,7 +150,7 @@ public final class CallHistory: Sendable {
   /// - `missed`: the call's row is marked missed (a ringing one becomes `missed`); a row is made if there is none.
   /// - `missedAcknowledged`: every unacknowledged missed call is marked acknowledged.
   /// - `missedCallAcknowledged`: the unacknowledged missed rows of that call id are marked acknowledged.
-  /// - `ignored`: nothing.
+  /// - `ignored`, `doNotDisturbEnded`: nothing.
   /// - `callsRefused`: a row of outcome `refused`, id `refused:<source>:<first call's id>`, received when the
   ///   first was refused, ended at `date`, its reason `too-many-calls: 523 calls from mqtt`; never missed.
   /// - `patternFallback`: the ringing row's pattern becomes what played, e.g. `UK (fallback for office on desk)`;

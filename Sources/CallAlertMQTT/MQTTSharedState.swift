@@ -1,6 +1,7 @@
 import CallAlertControl
 import CallAlertEngine
 import CallAlertInputs
+import Foundation
 
 /// What one host shares on the broker, as retained messages: its availability, its state (missed calls,
 /// do-not-disturb, silent), each board's state, and each missed call by id. ``update(_:)`` turns a status
@@ -84,13 +85,13 @@ public struct MQTTSharedState: Sendable {
       out.append(Publication(topic: topics.missed(id), payload: "", retain: true))
     }
     missed = now
-    let override = report.doNotDisturb.override
+    let dnd = report.doNotDisturb
+    let override = Self.switchKey(mode: dnd.override, until: dnd.until)
     if shareDoNotDisturb, override != doNotDisturbSeen {
       doNotDisturbSeen = override
-      if let override, override != doNotDisturbReceived {
-        out.append(
-          Publication(topic: topics.doNotDisturb, payload: Self.doNotDisturb(override, node: topics.node), retain: true)
-        )
+      if let mode = dnd.override, override != doNotDisturbReceived {
+        let payload = Self.doNotDisturb(mode, node: topics.node, until: dnd.until)
+        out.append(Publication(topic: topics.doNotDisturb, payload: payload, retain: true))
         doNotDisturbReceived = override
       }
     }
@@ -103,20 +104,43 @@ public struct MQTTSharedState: Sendable {
     if onBroker.count > 4_096, let first = onBroker.keys.first { onBroker[first] = nil }
   }
 
-  /// What a shared do-not-disturb message asks of this host: the mode to switch to, or nil (its own
-  /// message, the mode already in force, sharing off, or a payload that is not one).
-  public mutating func received(doNotDisturb payload: [UInt8], current: String?) -> DoNotDisturbMode? {
+  /// A do-not-disturb switch as hosts share it: the mode and, for a switch made for a while, when it ends.
+  public struct DoNotDisturbSwitch: Equatable, Sendable {
+    public var mode: DoNotDisturbMode
+    public var until: Date?
+  }
+
+  /// What a shared do-not-disturb message asks of this host: the switch to make, or nil (its own message,
+  /// the switch already in force, sharing off, or a payload that is not one). `current` is this host's
+  /// switched mode and its end (``StatusReport/DoNotDisturb``'s `override` and `until`). A switch whose end has
+  /// passed by `now` (a retained message read late) is not made.
+  public mutating func received(
+    doNotDisturb payload: [UInt8], current: (mode: String?, until: String?), now: Date
+  ) -> DoNotDisturbSwitch? {
     guard shareDoNotDisturb, let value = try? JSONParser.parse(payload), let text = value["mode"]?.string,
       let mode = DoNotDisturbMode(rawValue: text), value["node"]?.string != topics.node
     else { return nil }
-    doNotDisturbReceived = text
-    doNotDisturbSeen = text
-    return text == current ? nil : mode
+    let until = value["until"]?.string.flatMap(Timestamp.date(text:))
+    if value["until"]?.string != nil, until == nil { return nil }
+    let key = Self.switchKey(mode: text, until: until.map(Timestamp.iso8601))
+    doNotDisturbReceived = key
+    doNotDisturbSeen = key
+    if let until, until <= now { return nil }
+    return key == Self.switchKey(mode: current.mode, until: current.until) ? nil : DoNotDisturbSwitch(
+      mode: mode, until: until)
   }
 
-  /// The shared do-not-disturb message.
-  public static func doNotDisturb(_ mode: String, node: String) -> String {
-    JSONText.object([("mode", JSONText.quoted(mode)), ("node", JSONText.quoted(node))])
+  /// The shared do-not-disturb message: `{"mode":"on","node":"upstairs"}`, with `"until"` (ISO 8601) for a
+  /// switch made for a while.
+  public static func doNotDisturb(_ mode: String, node: String, until: String? = nil) -> String {
+    var members = [("mode", JSONText.quoted(mode)), ("node", JSONText.quoted(node))]
+    if let until { members.append(("until", JSONText.quoted(until))) }
+    return JSONText.object(members)
+  }
+
+  /// A switch as one string, to compare what was seen, received and published.
+  static func switchKey(mode: String?, until: String?) -> String? {
+    mode.map { $0 + (until.map { " until \($0)" } ?? "") }
   }
 
   /// `{"missed":1,"ringing":0,"dnd":"OFF","silent":"OFF","missed_calls":["c1"]}`.

@@ -167,6 +167,8 @@ public struct DemoScenario: Sendable {
       return time + "\(id) plays \(played) on \(board): \(reason)"
     case .callsRefused(let source, let count, _, _):
       return time + "refused \(count) call(s) from \(source): too many calls active"
+    case .doNotDisturbEnded(let mode, _):
+      return time + "do-not-disturb \(mode.rawValue) ended: as configured again"
     }
   }
 

@@ -20,6 +20,7 @@ import Testing
     .input(.acknowledge(board: nil)),
     .input(.acknowledge(board: "bed")),
     .input(.setDoNotDisturb(.scheduled)),
+    .input(.setDoNotDisturb(.on, until: Date(timeIntervalSince1970: 1_795_845_600.5))),
     .input(.setSilent(false)),
     .status,
     .history(missedOnly: true, limit: 5),

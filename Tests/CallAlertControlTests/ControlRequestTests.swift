@@ -57,6 +57,12 @@ import Testing
     (#"{"type":"dnd","mode":"on"}"#, .input(.setDoNotDisturb(.on))),
     (#"{"type":"dnd","mode":"off"}"#, .input(.setDoNotDisturb(.off))),
     (#"{"type":"dnd","mode":"scheduled"}"#, .input(.setDoNotDisturb(.scheduled))),
+    (
+      #"{"type":"dnd","mode":"on","until":"2026-11-28T07:00:00+01:00"}"#,
+      .input(.setDoNotDisturb(.on, until: Date(timeIntervalSince1970: 1_795_845_600)))
+    ),
+    (#"{"type":"dnd","mode":"off","until":1795845600}"#, .input(.setDoNotDisturb(.off, until: Date(timeIntervalSince1970: 1_795_845_600)))),
+    (#"{"type":"dnd","mode":"on","until":null}"#, .input(.setDoNotDisturb(.on))),
     (#"{"type":"silent","on":true}"#, .input(.setSilent(true))),
     (#"{"type":"silent","on":false}"#, .input(.setSilent(false))),
     (#"{"type":"status"}"#, .status),
@@ -86,6 +92,10 @@ import Testing
 
   @Test(arguments: [
     ("", "1", "", "empty line; send one JSON object per line, e.g. {\"type\":\"status\"}"),
+    (
+      #"{"type":"dnd","mode":"on","until":"tomorrow"}"#, "35", "until",
+      "\"tomorrow\" is not a time; expected Unix seconds, Unix milliseconds or ISO 8601 such as 2026-11-21T22:00:00Z"
+    ),
     (
       #"{"type":"call","id":"c1","level":"urgent"}"#, "34", "level",
       "\"urgent\" is not one of passive, active, time-sensitive, critical"

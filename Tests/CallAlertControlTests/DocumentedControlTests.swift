@@ -99,6 +99,7 @@ import Testing
           since: date("2026-11-21T22:06:00Z")),
         "22:07:00"
       ),
+      (.doNotDisturbEnded(mode: .off, until: date("2026-11-21T23:00:00Z")), "23:00:00"),
     ]
     let utc = try #require(TimeZone(identifier: "UTC"))
     let json = events.map { EventLine.json($0.0, at: date("2026-11-21T\($0.1)Z")) }.joined(separator: "\n")

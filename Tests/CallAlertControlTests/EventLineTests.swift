@@ -58,6 +58,11 @@ import Testing
       "22:00:01 refused 1 call from sip:pbx since 22:00:00, the first pbx:a@b Bob: too-many-calls"
     ),
     (
+      .doNotDisturbEnded(mode: .on, until: date("2026-11-21T22:00:00Z")),
+      #"{"event":"dnd_ended","at":"2026-11-21T22:00:01.000Z","mode":"on","until":"2026-11-21T22:00:00.000Z"}"#,
+      "22:00:01 do-not-disturb on ended: as configured again"
+    ),
+    (
       .suppressed(IncomingCall(id: "c4", callerName: "Bob"), reason: .doNotDisturb),
       #"{"event":"suppressed","at":"2026-11-21T22:00:01.000Z","#
         + #""call":{"id":"c4","caller":null,"name":"Bob","level":"active","sent_at":null},"#

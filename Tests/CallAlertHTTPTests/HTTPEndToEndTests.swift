@@ -75,6 +75,29 @@ struct HTTPEndToEndTests {
     try await rig.stop()
   }
 
+  /// `PUT /v1/dnd` with `until`: the status has the end; an end already past, one over 30 days ahead, a time
+  /// that is none and an `until` without `mode` are refused, naming the field.
+  @Test func doNotDisturbUntilATime() async throws {
+    let rig = try await HTTPDaemonRig.start()
+    let end = Timestamp.iso8601(Date().addingTimeInterval(3_600))
+    let on = try await rig.send(.PUT, "/v1/dnd", body: #"{"mode":"on","until":"\#(end)"}"#)
+    #expect(on.status == 200 && on.body.contains(#""until":"\#(end)""#), "\(on.body)")
+    let past = try await rig.send(.PUT, "/v1/dnd", body: #"{"mode":"on","until":"2020-01-01T00:00:00Z"}"#)
+    #expect(
+      past.status == 400 && past.body.contains(#""field":"until""#) && past.body.contains("is not after now"),
+      "\(past.body)")
+    let far = Timestamp.iso8601(Date().addingTimeInterval(40 * 86_400))
+    let tooFar = try await rig.send(.PUT, "/v1/dnd", body: #"{"mode":"on","until":"\#(far)"}"#)
+    #expect(tooFar.status == 400 && tooFar.body.contains("more than 30 days ahead"), "\(tooFar.body)")
+    let word = try await rig.send(.PUT, "/v1/dnd", body: #"{"mode":"on","until":"tonight"}"#)
+    #expect(word.status == 400 && word.body.contains(#""location":"body:1:22""#), "\(word.body)")
+    let alone = try await rig.send(.PUT, "/v1/dnd", body: #"{"until":"\#(end)"}"#)
+    #expect(alone.status == 400 && alone.body.contains("give \\\"mode\\\" too"), "\(alone.body)")
+    // The refused ones changed nothing.
+    #expect(try await rig.send(.GET, "/v1/dnd").body.contains(#""until":"\#(end)""#))
+    try await rig.stop()
+  }
+
   @Test func theTokenIsAskedOnEveryRouteButHealthz() async throws {
     let rig = try await HTTPDaemonRig.start(extraHTTP: "token_file: token") { directory in
       try HTTPDaemonRig.writeSecret("s3cret\n", at: directory.appendingPathComponent("token").path, mode: 0o600)

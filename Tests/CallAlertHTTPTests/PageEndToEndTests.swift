@@ -107,6 +107,46 @@ struct PageEndToEndTests {
     try await again.stop()
   }
 
+  /// "On for an hour" and "on until a time" on the page: the mode says until when, the API's status has the
+  /// end, the end is kept over a restart; a time that is none is refused naming the field.
+  @Test func doNotDisturbForAWhileFromThePage() async throws {
+    let rig = try await HTTPDaemonRig.start()
+    let browser = PageBrowser(port: rig.port)
+    let quiet = try await browser.send(.GET, "/page/quiet")
+    let token = try #require(quiet.formToken)
+    #expect(quiet.body.contains(#"id="dnd-hour-q""#) && quiet.body.contains(#"<input type="time" id="dnd-until-q""#))
+    let hour = try await browser.press(
+      "/page/actions/dnd", [("mode", "on"), ("for", "1h"), ("back", "/page/quiet")], token: token)
+    #expect(hour.status == 303)
+    let status = try await rig.send(.GET, "/v1/dnd").body
+    #expect(status.contains(#""mode":"on""#) && status.contains(#""until":""#), "\(status)")
+    #expect(try await browser.send(.GET, "/page/quiet").body.contains("Do not disturb is <strong>on</strong> until "))
+    let until = try await browser.press(
+      "/page/actions/dnd", [("mode", "on"), ("until", "07:00"), ("back", "/page/quiet")], token: token)
+    #expect(until.status == 303)
+    let bad = try await browser.press("/page/actions/dnd", [("mode", "on"), ("until", "25:00")], token: token)
+    #expect(bad.status == 400 && bad.body.contains("is not a clock time such as 07:00"), "\(bad.body)")
+    let alone = try await browser.press("/page/actions/dnd", [("for", "1h")], token: token)
+    #expect(alone.status == 400 && alone.body.contains("give mode too"), "\(alone.body)")
+    try await browser.shutdown()
+    try await rig.stop(keepingDirectory: true)
+
+    let kept = try String(contentsOf: rig.directory.appendingPathComponent("history-dnd.json"), encoding: .utf8)
+    #expect(kept.contains(#""until""#), "\(kept)")
+    let again = try await HTTPDaemonRig.start(in: rig.directory)
+    let restored = try await again.send(.GET, "/v1/dnd").body
+    #expect(restored.contains(#""mode":"on""#) && restored.contains(#""until":""#), "\(restored)")
+    try await again.stop(keepingDirectory: true)
+
+    // A switch whose end passed while the daemon was stopped is not made again.
+    try Data(#"{"mode":"on","until":"2020-01-01T00:00:00Z"}"#.utf8).write(
+      to: rig.directory.appendingPathComponent("history-dnd.json"))
+    let later = try await HTTPDaemonRig.start(in: rig.directory)
+    let ended = try await later.send(.GET, "/v1/dnd").body
+    #expect(ended.contains(#""mode":"off""#) && !ended.contains("until"), "\(ended)")
+    try await later.stop()
+  }
+
   @Test func withATokenThePageAsksForItOnce() async throws {
     let rig = try await HTTPDaemonRig.start(extraHTTP: "token_file: token") { directory in
       try HTTPDaemonRig.writeSecret(

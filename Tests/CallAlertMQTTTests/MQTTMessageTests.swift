@@ -171,18 +171,51 @@ struct MQTTMessageTests {
     #expect(
       switched.contains(.init(topic: "callalert/dnd", payload: #"{"mode":"on","node":"upstairs"}"#, retain: true)))
     // Another host switches it off: this host applies it and does not publish it back.
-    let applied = state.received(doNotDisturb: Array(#"{"mode":"off","node":"downstairs"}"#.utf8), current: "on")
-    #expect(applied == .off)
+    let applied = state.received(
+      doNotDisturb: Array(#"{"mode":"off","node":"downstairs"}"#.utf8), current: ("on", nil), now: Self.now)
+    #expect(applied == .init(mode: .off, until: nil))
     let after = state.update(Self.report(override: "off"))
     #expect(!after.contains { $0.topic == "callalert/dnd" })
     // Its own message, come back, changes nothing.
-    let own = state.received(doNotDisturb: Array(#"{"mode":"on","node":"upstairs"}"#.utf8), current: "off")
+    let own = state.received(
+      doNotDisturb: Array(#"{"mode":"on","node":"upstairs"}"#.utf8), current: ("off", nil), now: Self.now)
     #expect(own == nil)
     var unshared = MQTTSharedState(topics: topics, shareDoNotDisturb: false)
     let notShared = unshared.update(Self.report(override: "on"))
     #expect(!notShared.contains { $0.topic == "callalert/dnd" })
-    let notApplied = unshared.received(doNotDisturb: Array(#"{"mode":"off","node":"x"}"#.utf8), current: "on")
+    let notApplied = unshared.received(
+      doNotDisturb: Array(#"{"mode":"off","node":"x"}"#.utf8), current: ("on", nil), now: Self.now)
     #expect(notApplied == nil)
+  }
+
+  static let now = Date(timeIntervalSince1970: 1_795_000_000)
+
+  /// A switch made for a while is shared with its end; another host makes it with that end, and a retained one
+  /// whose end has passed is not made. A new end of the same mode is a new switch.
+  @Test func aSwitchForAWhileIsSharedWithItsEnd() {
+    var state = MQTTSharedState(topics: topics)
+    _ = state.update(Self.report())
+    var report = Self.report(override: "on")
+    report.doNotDisturb.until = "2026-11-28T07:00:00.000Z"
+    let switched = state.update(report)
+    #expect(
+      switched.contains(
+        .init(
+          topic: "callalert/dnd", payload: #"{"mode":"on","node":"upstairs","until":"2026-11-28T07:00:00.000Z"}"#,
+          retain: true)))
+    report.doNotDisturb.until = "2026-11-28T08:00:00.000Z"
+    #expect(state.update(report).contains { $0.topic == "callalert/dnd" && $0.payload.contains("08:00:00") })
+
+    var other = MQTTSharedState(topics: MQTTTopics(base: "callalert", node: "downstairs", discoveryPrefix: "homeassistant"))
+    let message = Array(#"{"mode":"on","node":"upstairs","until":"2026-11-28T08:00:00.000Z"}"#.utf8)
+    let before = Date(timeIntervalSince1970: 1_795_840_200)  // 2026-11-28T04:30:00Z
+    let made = other.received(doNotDisturb: message, current: (nil, nil), now: before)
+    #expect(made == .init(mode: .on, until: Date(timeIntervalSince1970: 1_795_852_800)))
+    var late = MQTTSharedState(topics: MQTTTopics(base: "callalert", node: "downstairs", discoveryPrefix: "homeassistant"))
+    #expect(late.received(doNotDisturb: message, current: (nil, nil), now: Date(timeIntervalSince1970: 1_795_854_000)) == nil)
+    var garbled = MQTTSharedState(topics: MQTTTopics(base: "callalert", node: "downstairs", discoveryPrefix: "homeassistant"))
+    let bad = Array(#"{"mode":"on","node":"upstairs","until":"tomorrow"}"#.utf8)
+    #expect(garbled.received(doNotDisturb: bad, current: (nil, nil), now: before) == nil)
   }
 
   @Test func anAcknowledgementAppliesWhereOneOfItsCallsIs() throws {

@@ -154,11 +154,48 @@ extension CallAlertCommand {
 
     struct DoNotDisturb: AsyncParsableCommand {
       static let configuration = CommandConfiguration(
-        commandName: "dnd", abstract: "Switch do-not-disturb: on, off or scheduled.")
+        commandName: "dnd", abstract: "Switch do-not-disturb: on, off or scheduled, for good or for a while.",
+        discussion: """
+          With --until or --for the switch ends by itself and the configured mode applies again: \
+          `callalert notify dnd on --until 07:00` (the next 07:00 on this machine's clock), \
+          `callalert notify dnd on --for 90m`.
+          """)
       @OptionGroup var socket: SocketOption
       @Argument(help: "The mode.") var mode: DoNotDisturbMode
+      @Option(
+        help: ArgumentHelp(
+          "When the switch ends: a clock time (07:00, the next one) or a moment (2026-11-28T07:00:00+01:00).",
+          valueName: "time"))
+      var until: String?
+      @Option(name: .customLong("for"), help: ArgumentHelp("How long the switch lasts: 90m, 1h, 1.5h.", valueName: "duration"))
+      var duration: String?
       @OptionGroup var output: AnswerOptions
-      func run() async throws { try await output.switch(.setDoNotDisturb(mode), with: socket) }
+
+      func validate() throws {
+        if until != nil, duration != nil { throw ValidationError("give --until or --for, not both") }
+        _ = try end(after: Date())
+      }
+
+      /// When the switch ends, from --until or --for; nil when neither was given.
+      func end(after now: Date) throws -> Date? {
+        if let until {
+          guard let date = SwitchEnd.until(until, after: now, timeZone: .current) else {
+            throw ValidationError("--until: \"\(DisplayText.excerpt(until))\" is not \(SwitchEnd.expectedUntil)")
+          }
+          return date
+        }
+        if let duration {
+          guard let date = SwitchEnd.for(duration, after: now) else {
+            throw ValidationError("--for: \"\(DisplayText.excerpt(duration))\" is not \(SwitchEnd.expectedFor)")
+          }
+          return date
+        }
+        return nil
+      }
+
+      func run() async throws {
+        try await output.switch(.setDoNotDisturb(mode, until: try end(after: Date())), with: socket)
+      }
     }
 
     struct Silent: AsyncParsableCommand {

@@ -8,6 +8,7 @@ socket); axe-core (the axe-selenium-python wheel) finds no violation on any page
 the keyboard reaches the skip link first; under prefers-reduced-motion nothing moves. Screenshots of each page
 are written to the artefacts folder. Usage: check-page.py BASE_URL SOCKET ARTEFACTS
 """
+import datetime
 import json
 import os
 import socket
@@ -206,6 +207,24 @@ try:
     shot(driver, "quiet")
     button(driver, "dnd-off-q").click()
     check(until(lambda: status()["do_not_disturb"]["mode"] == "off", 2, "dnd off"), "Quiet hours' button switches off")
+    # On until a time two hours from now (the time field set as a browser's picker sets it): the daemon has the end,
+    # the page says it, and a tap on Off makes it off for good.
+    later = (datetime.datetime.now() + datetime.timedelta(hours=2)).strftime("%H:%M")
+    WebDriverWait(driver, 2).until(EC.presence_of_element_located((By.ID, "dnd-until-q")))
+    driver.execute_script("arguments[0].value = arguments[1]", driver.find_element(By.ID, "dnd-until-q"), later)
+    button(driver, "dnd-on-until-q").click()
+    check(until(lambda: status()["do_not_disturb"].get("until") is not None
+                and status()["do_not_disturb"]["mode"] == "on", 2, "dnd on until"),
+          "On until a time switches the daemon on with that end")
+    WebDriverWait(driver, 2).until(EC.presence_of_element_located((By.ID, "dnd-off-q")))
+    sentence = driver.find_element(By.CSS_SELECTOR, "p.dnd").text
+    check("until " in sentence and later in sentence,  # "until 21:30", or "until Sat 00:30" past midnight
+          "the quiet hours' page says until when")
+    accessible(driver, "quiet hours with a switch made for a while")
+    button(driver, "dnd-off-q").click()
+    check(until(lambda: status()["do_not_disturb"]["mode"] == "off"
+                and status()["do_not_disturb"].get("until") is None, 2, "dnd off for good"),
+          "Off after a switch made for a while is off for good")
 
     # Patterns: drawn as timelines, each named for a screen reader.
     driver.get(BASE + "/page/patterns")

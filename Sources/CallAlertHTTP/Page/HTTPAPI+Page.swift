@@ -4,6 +4,7 @@ import CallAlertInputs
 import CallAlertParsing
 internal import HTTPTypes
 internal import Hummingbird
+import Foundation
 import Logging
 
 /// The page's routes (docs/PAGE.md): documents rendered here from the daemon's answers, plain forms that post
@@ -28,14 +29,14 @@ extension HTTPAPI {
       PageAnswer.html(
         LivePage(
           status: try await status(), csrf: try formToken(request), vibrateOnlyBoards: backend.vibrateOnlyBoards,
-          lightBoards: backend.lightBoards
+          lightBoards: backend.lightBoards, timeZone: backend.quietHours?.timeZone ?? .current
         ).document)
     }
     page.get(RouterPath(PagePaths.livePart)) { request, _ in
       PageAnswer.html(
         LivePage(
           status: try await status(), csrf: try formToken(request), vibrateOnlyBoards: backend.vibrateOnlyBoards,
-          lightBoards: backend.lightBoards
+          lightBoards: backend.lightBoards, timeZone: backend.quietHours?.timeZone ?? .current
         ).part)
     }
     page.get(RouterPath(PagePaths.events)) { request, _ in await events(request) }
@@ -153,7 +154,9 @@ extension HTTPAPI {
             "\"\(DisplayText.excerpt(text))\" is not one of \(modes.joined(separator: ", "))"
               + Suggestion.hint(for: text, in: modes), field: "mode", location: "form")
         }
-        requests.append(.input(.setDoNotDisturb(mode)))
+        requests.append(.input(.setDoNotDisturb(mode, until: try switchEnd(form))))
+      } else if form["until"] != nil || form["for"] != nil {
+        throw ProblemDocument.badInput("until and for end a switch of mode: give mode too", field: nil, location: "form")
       }
       if let text = form["silent"] {
         guard let on = ["true": true, "false": false][text] else {
@@ -168,6 +171,31 @@ extension HTTPAPI {
       }
       for change in requests.dropLast() { _ = try await act(change, back: nil) }
       return try await act(requests[requests.count - 1], back: form["back"])
+    }
+  }
+
+  /// When a switch from the page's form ends: `until` (a clock time, the next one in the quiet hours' zone, or a
+  /// moment) or `for` (a duration), taken from now; nil when neither is given (or given empty).
+  func switchEnd(_ form: FormBody) throws(ProblemDocument) -> Date? {
+    let now = Date()
+    let until = form["until"].flatMap { $0.isEmpty ? nil : $0 }
+    let duration = form["for"].flatMap { $0.isEmpty ? nil : $0 }
+    switch (until, duration) {
+    case (nil, nil): return nil
+    case (let text?, nil):
+      guard let date = SwitchEnd.until(text, after: now, timeZone: backend.quietHours?.timeZone ?? .current) else {
+        throw ProblemDocument.badInput(
+          "\"\(DisplayText.excerpt(text))\" is not \(SwitchEnd.expectedUntil)", field: "until", location: "form")
+      }
+      return date
+    case (nil, let text?):
+      guard let date = SwitchEnd.for(text, after: now) else {
+        throw ProblemDocument.badInput(
+          "\"\(DisplayText.excerpt(text))\" is not \(SwitchEnd.expectedFor)", field: "for", location: "form")
+      }
+      return date
+    case (_?, _?):
+      throw ProblemDocument.badInput("give until or for, not both", field: "for", location: "form")
     }
   }
 

@@ -1,4 +1,5 @@
 import CallAlertControl
+import Foundation
 
 /// The live view, drawn from the daemon's status: the calls ringing now as one large banner (`role="alert"`,
 /// so a screen reader says it at once), the missed calls, do-not-disturb, and each board as it is now. Pure:
@@ -13,6 +14,8 @@ struct LivePage {
   var vibrateOnlyBoards: [String] = []
   /// The boards that are USB lights, with their kind.
   var lightBoards: [String: String] = [:]
+  /// The zone times are shown in (the quiet hours', else the daemon's).
+  var timeZone: TimeZone = .current
 
   /// The tab's title: who is calling while a call rings (a deaf user who looks at the tab sees it there too).
   var title: String {
@@ -94,9 +97,9 @@ struct LivePage {
 
   var doNotDisturb: String {
     let dnd = status.doNotDisturb
-    let state = "\(dnd.mode),\(dnd.active),\(dnd.silent)"
+    let state = "\(dnd.mode),\(dnd.active),\(dnd.silent),\(dnd.until ?? "")"
     var html = "<h2 id=\"dnd-heading\">Do not disturb</h2>"
-    html += "<p class=\"dnd\">\(QuietPage.sentence(dnd))</p>"
+    html += "<p class=\"dnd\">\(QuietPage.sentence(dnd, timeZone: timeZone))</p>"
     html += QuietPage.switches(dnd, csrf: csrf, back: PagePaths.live)
     return section("dnd", state: state, html)
   }

@@ -137,7 +137,7 @@ enum PageScript {
       }
       var events = new EventSource("/page/events");
       ["ringing", "stopped", "missed", "suppressed", "missed_acknowledged", "ignored", "pattern_fallback",
-       "calls_refused", "lost"].forEach(function (name) { events.addEventListener(name, refresh); });
+       "calls_refused", "dnd_ended", "lost"].forEach(function (name) { events.addEventListener(name, refresh); });
       events.addEventListener("open", function () {
         document.body.setAttribute("data-events", "open");
         refresh();

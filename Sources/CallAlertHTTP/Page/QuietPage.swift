@@ -1,5 +1,6 @@
 import CallAlertControl
 import CallAlertEngine
+import CallAlertInputs
 import Foundation
 
 /// Quiet hours and do-not-disturb: the mode now, one tap to switch it or silent mode, and the schedule and the
@@ -10,10 +11,12 @@ struct QuietPage {
   /// The config's `do_not_disturb:` as the daemon started with it; nil when not known.
   let configured: DoNotDisturbConfiguration?
   let csrf: String
+  /// The zone the times are shown in: the quiet hours' (the config's `time_zone`), else the daemon's.
+  var timeZone: TimeZone { configured?.timeZone ?? .current }
 
   var document: String {
     var body = "<section aria-labelledby=\"now-heading\"><h2 id=\"now-heading\">Now</h2>"
-    body += "<p class=\"dnd\">\(Self.sentence(status.doNotDisturb))</p>"
+    body += "<p class=\"dnd\">\(Self.sentence(status.doNotDisturb, timeZone: timeZone))</p>"
     body += Self.switches(status.doNotDisturb, csrf: csrf, back: PagePaths.quiet) + "</section>"
     body += "<section aria-labelledby=\"schedule-heading\"><h2 id=\"schedule-heading\">As configured</h2>"
     if let configured {
@@ -34,19 +37,35 @@ struct QuietPage {
     return PageLayout.document(title: "Quiet hours - CallAlert", section: .quiet, heading: "Quiet hours", body: body)
   }
 
-  /// The mode now, in a sentence.
-  static func sentence(_ dnd: StatusReport.DoNotDisturb) -> String {
+  /// The mode now, in a sentence; a switch made for a while says when it ends, in `timeZone`.
+  static func sentence(_ dnd: StatusReport.DoNotDisturb, timeZone: TimeZone, now: Date = Date()) -> String {
+    let until = dnd.until.flatMap(Timestamp.date(text:)).map { " until \(clockTime($0, timeZone, now: now))" } ?? ""
     let mode: String
     switch dnd.mode {
-    case "on": mode = "Do not disturb is <strong>on</strong>: calls are held back"
+    case "on": mode = "Do not disturb is <strong>on</strong>\(until): calls are held back"
     case "scheduled":
       mode =
         dnd.active
-        ? "Do not disturb follows the schedule, and the quiet hours are <strong>on now</strong>"
-        : "Do not disturb follows the schedule; it is <strong>not quiet now</strong>"
-    default: mode = "Do not disturb is <strong>off</strong>: every call rings"
+        ? "Do not disturb follows the schedule\(until), and the quiet hours are <strong>on now</strong>"
+        : "Do not disturb follows the schedule\(until); it is <strong>not quiet now</strong>"
+    default: mode = "Do not disturb is <strong>off</strong>\(until): every call rings"
     }
-    return mode + (dnd.silent ? ". Silent mode is on: the motor only." : ".")
+    let after = until.isEmpty ? "" : ". Then it is as configured (\(HTML.escape(dnd.configured ?? "off")))"
+    return mode + after + (dnd.silent ? ". Silent mode is on: the motor only." : ".")
+  }
+
+  /// "07:00" today, "Sat 07:00" within a week, else "2026-12-24 07:00", in `timeZone`.
+  static func clockTime(_ date: Date, _ timeZone: TimeZone, now: Date) -> String {
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = timeZone
+    let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .weekday], from: date)
+    let time = String(format: "%02ld:%02ld", parts.hour ?? 0, parts.minute ?? 0)
+    if calendar.isDate(date, inSameDayAs: now) { return time }
+    if date.timeIntervalSince(now) < 6 * 86_400 {
+      let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+      return "\(days[((parts.weekday ?? 1) - 1) % 7]) \(time)"
+    }
+    return String(format: "%04ld-%02ld-%02ld ", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0) + time
   }
 
   /// One button per mode that is not the current one, and silent mode's switch.
@@ -55,11 +74,23 @@ struct QuietPage {
     let choices = [
       ("on", "Turn do not disturb on"), ("off", "Turn do not disturb off"), ("scheduled", "Follow the schedule"),
     ]
-    for (mode, label) in choices where mode != dnd.mode {
+    let suffix = back == PagePaths.quiet ? "-q" : ""
+    // A switch made for a while shows every mode, its own too: a tap makes it for good.
+    for (mode, label) in choices where mode != dnd.mode || dnd.until != nil {
       html += PageLayout.actionForm(
         PagePaths.doNotDisturb, csrf: csrf, fields: [("mode", mode), ("back", back)], button: label,
-        id: "dnd-\(mode)\(back == PagePaths.quiet ? "-q" : "")")
+        id: "dnd-\(mode)\(suffix)")
     }
+    html += PageLayout.actionForm(
+      PagePaths.doNotDisturb, csrf: csrf, fields: [("mode", "on"), ("for", "1h"), ("back", back)],
+      button: "On for an hour", id: "dnd-hour\(suffix)")
+    html += "<form method=\"post\" action=\"\(PagePaths.doNotDisturb)\" class=\"until\">"
+    html += "<input type=\"hidden\" name=\"csrf\" value=\"\(HTML.escape(csrf))\">"
+    html += "<input type=\"hidden\" name=\"mode\" value=\"on\">"
+    html += "<input type=\"hidden\" name=\"back\" value=\"\(HTML.escape(back))\">"
+    html += "<label for=\"dnd-until\(suffix)\">On until</label> "
+    html += "<input type=\"time\" id=\"dnd-until\(suffix)\" name=\"until\" required> "
+    html += "<button type=\"submit\" id=\"dnd-on-until\(suffix)\" class=\"button\">Turn on until then</button></form>"
     html += PageLayout.actionForm(
       PagePaths.doNotDisturb, csrf: csrf, fields: [("silent", dnd.silent ? "false" : "true"), ("back", back)],
       button: dnd.silent ? "Silent mode off" : "Silent mode on (motor only)",

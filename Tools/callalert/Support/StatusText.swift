@@ -1,5 +1,6 @@
 import CallAlertControl
 import CallAlertInputs
+import Foundation
 
 /// `callalert status` for people: history trouble, do-not-disturb, boards, ringing and missed calls.
 enum StatusText {
@@ -40,9 +41,22 @@ enum StatusText {
   }
 
   /// Do-not-disturb and silent mode as they are now, and what a restart goes back to when switched.
-  static func doNotDisturbLine(_ dnd: StatusReport.DoNotDisturb) -> String {
+  static func doNotDisturbLine(_ dnd: StatusReport.DoNotDisturb, timeZone: TimeZone = .current) -> String {
     let switched = dnd.override != nil && dnd.configured.map { $0 != dnd.mode } == true
-    return "do-not-disturb: \(dnd.mode)\(dnd.active ? " (active now)" : "")"
+    // A switch made for a while says when it ends, on this machine's clock: "until 07:00", or with the date
+    // when that is not today.
+    let until = dnd.until.flatMap(Timestamp.date(text:)).map { " until \(localTime($0, timeZone: timeZone))" } ?? ""
+    return "do-not-disturb: \(dnd.mode)\(until)\(dnd.active ? " (active now)" : "")"
       + (switched ? " (switched; the config says \(dnd.configured ?? ""))" : "") + (dnd.silent ? ", silent" : "")
+  }
+
+  /// "07:00" when `date` is today in `timeZone`, else "2026-11-29 07:00".
+  static func localTime(_ date: Date, timeZone: TimeZone, now: Date = Date()) -> String {
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = timeZone
+    let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: date)
+    let time = String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
+    guard !calendar.isDate(date, inSameDayAs: now) else { return time }
+    return String(format: "%04d-%02d-%02d ", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0) + time
   }
 }
