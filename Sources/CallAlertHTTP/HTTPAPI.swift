@@ -55,7 +55,13 @@ struct HTTPAPI: Sendable {
     router.get("/v1/status") { _, _ in await answer(.status, source: "http") }
     router.get("/v1/dnd") { _, _ in await doNotDisturb() }
     router.put("/v1/dnd") { request, _ in
-      for change in try DoNotDisturbBody.parse(try await readBody(request)) {
+      let changes = try DoNotDisturbBody.parse(try await readBody(request))
+      // Well formed but not to be done now (an end already past, or too far ahead): 422, before any change.
+      let now = Date()
+      if let problem = changes.lazy.compactMap({ $0.problem(at: now, place: "body") }).first {
+        throw ProblemDocument.unprocessable(problem)
+      }
+      for change in changes {
         let response = await backend.handle(change, "http")
         if case .failure(let failure) = response { throw ProblemDocument.failure(failure) }
       }

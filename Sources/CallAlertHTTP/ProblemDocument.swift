@@ -47,6 +47,15 @@ public struct ProblemDocument: Error, Equatable, Sendable {
       field: error.field.isEmpty ? nil : DisplayText.safe(error.field), location: DisplayText.safe(error.location))
   }
 
+  /// A request that is well formed but cannot be done now (a do-not-disturb end already past): 422, with the
+  /// field and place.
+  static func unprocessable(_ failure: ControlFailure) -> ProblemDocument {
+    ProblemDocument(
+      "unprocessable", title: "Unprocessable content", status: 422,
+      detail: DisplayText.safe(failure.message ?? failure.error),
+      field: failure.field.map(DisplayText.safe), location: failure.location.map(DisplayText.safe))
+  }
+
   /// Bad input at a place the API names itself (`query`, `path`, `header`).
   static func badInput(_ detail: String, field: String?, location: String) -> ProblemDocument {
     ProblemDocument("bad-input", title: "Bad input", status: 400, detail: detail, field: field, location: location)

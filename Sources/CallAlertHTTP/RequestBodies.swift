@@ -2,8 +2,8 @@ import CallAlertControl
 import CallAlertEngine
 import CallAlertInputs
 import CallAlertParsing
-internal import Hummingbird
 import Foundation
+internal import Hummingbird
 
 /// `PUT /v1/dnd`'s body: `{"mode":"on"}`, `{"silent":true}`, or both; each becomes its control request. With
 /// `mode`, `until` (ISO 8601 or Unix time) ends the switch at that time (`{"mode":"on","until":"…"}`): then

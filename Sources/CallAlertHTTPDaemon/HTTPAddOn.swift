@@ -5,6 +5,7 @@ import CallAlertDoctor
 import CallAlertEngine
 import CallAlertHTTP
 import CallAlertInputs
+import Foundation
 import ServiceLifecycle
 
 extension DaemonAddOn {

@@ -1,17 +1,18 @@
 import Foundation
 
 /// When a do-not-disturb switch made for a while ends, as people say it: until a clock time (`07:00`, the next
-/// time the clock shows it, in a given time zone), until a moment (ISO 8601 or Unix time, as ``Timestamp``),
+/// time the clock shows it, in a given time zone), until a moment (ISO 8601 with a zone; not Unix time, which a
+/// person does not type: `7` would be 1970),
 /// or for a duration (`90m`, `1h`, `1.5h`, as the config's durations). Used by `callalert notify dnd` and the
 /// page; the control socket and the API take the moment itself.
 package enum SwitchEnd {
   /// What ``until(_:after:timeZone:)`` reads, for messages.
-  package static let expectedUntil = "a clock time such as 07:00, or \(Timestamp.expected)"
+  package static let expectedUntil = "a clock time such as 07:00, or ISO 8601 such as 2026-11-28T07:00:00+01:00"
   /// What ``for(_:after:)`` reads, for messages.
-  package static let expectedFor = "a duration such as 90m, 1h or 1.5h"
+  package static let expectedFor = "a duration above zero such as 90m, 1h or 1.5h"
 
   /// The moment `text` names: `HH:MM` is its next occurrence after `now` in `timeZone` (tomorrow's when today's
-  /// has passed), anything else a ``Timestamp``. Nil when it names none.
+  /// has passed), anything else ISO 8601 with a zone. Nil when it names none.
   package static func until(_ text: String, after now: Date, timeZone: TimeZone) -> Date? {
     let trimmed = text.trimmingCharacters(in: .whitespaces)
     let parts = trimmed.split(separator: ":", omittingEmptySubsequences: false)
@@ -24,7 +25,7 @@ package enum SwitchEnd {
       return calendar.nextDate(
         after: now, matching: DateComponents(hour: hour, minute: minute, second: 0), matchingPolicy: .nextTime)
     }
-    return Timestamp.date(text: trimmed)
+    return Timestamp.iso8601(trimmed)
   }
 
   /// `now` plus the duration `text` names; nil when it names none, or names none at all (0).

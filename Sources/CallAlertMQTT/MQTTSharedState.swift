@@ -106,8 +106,16 @@ public struct MQTTSharedState: Sendable {
 
   /// A do-not-disturb switch as hosts share it: the mode and, for a switch made for a while, when it ends.
   public struct DoNotDisturbSwitch: Equatable, Sendable {
+    /// The mode switched to.
     public var mode: DoNotDisturbMode
+    /// When it ends; nil: when switched again.
     public var until: Date?
+
+    /// Creates a switch.
+    public init(mode: DoNotDisturbMode, until: Date?) {
+      self.mode = mode
+      self.until = until
+    }
   }
 
   /// What a shared do-not-disturb message asks of this host: the switch to make, or nil (its own message,
@@ -126,8 +134,10 @@ public struct MQTTSharedState: Sendable {
     doNotDisturbReceived = key
     doNotDisturbSeen = key
     if let until, until <= now { return nil }
-    return key == Self.switchKey(mode: current.mode, until: current.until) ? nil : DoNotDisturbSwitch(
-      mode: mode, until: until)
+    return key == Self.switchKey(mode: current.mode, until: current.until)
+      ? nil
+      : DoNotDisturbSwitch(
+        mode: mode, until: until)
   }
 
   /// The shared do-not-disturb message: `{"mode":"on","node":"upstairs"}`, with `"until"` (ISO 8601) for a

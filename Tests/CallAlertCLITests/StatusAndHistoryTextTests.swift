@@ -30,18 +30,23 @@ import Testing
   /// on another day.
   @Test func doNotDisturbForAWhileSaysUntilWhen() throws {
     let utc = try #require(TimeZone(identifier: "UTC"))
-    let json = #"{"mode":"on","configured":"off","override":"on","active":true,"silent":false,"until":"2026-11-28T07:00:00.000Z"}"#
+    let json =
+      #"{"mode":"on","configured":"off","override":"on","active":true,"silent":false,"until":"2026-11-28T07:00:00.000Z"}"#
     var dnd = try JSONDecoder().decode(StatusReport.DoNotDisturb.self, from: Data(json.utf8))
     #expect(
-      StatusText.localTime(Date(timeIntervalSince1970: 1_795_849_200), timeZone: utc, now: Date(timeIntervalSince1970: 1_795_845_600))
+      StatusText.localTime(
+        Date(timeIntervalSince1970: 1_795_849_200), timeZone: utc, now: Date(timeIntervalSince1970: 1_795_845_600))
         == "07:00")
     #expect(
-      StatusText.localTime(Date(timeIntervalSince1970: 1_795_849_200), timeZone: utc, now: Date(timeIntervalSince1970: 1_795_700_000))
+      StatusText.localTime(
+        Date(timeIntervalSince1970: 1_795_849_200), timeZone: utc, now: Date(timeIntervalSince1970: 1_795_700_000))
         == "2026-11-28 07:00")
     let line = StatusText.doNotDisturbLine(dnd, timeZone: utc)
     #expect(line.hasPrefix("do-not-disturb: on until ") && line.contains("07:00 (active now)"), "\(line)")
     dnd.until = nil
-    #expect(StatusText.doNotDisturbLine(dnd, timeZone: utc) == "do-not-disturb: on (active now) (switched; the config says off)")
+    #expect(
+      StatusText.doNotDisturbLine(dnd, timeZone: utc)
+        == "do-not-disturb: on (active now) (switched; the config says off)")
   }
 
   @Test func aNamedCallOnBoardsNamesCallerAndBoards() throws {

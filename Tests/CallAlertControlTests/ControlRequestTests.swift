@@ -61,7 +61,10 @@ import Testing
       #"{"type":"dnd","mode":"on","until":"2026-11-28T07:00:00+01:00"}"#,
       .input(.setDoNotDisturb(.on, until: Date(timeIntervalSince1970: 1_795_845_600)))
     ),
-    (#"{"type":"dnd","mode":"off","until":1795845600}"#, .input(.setDoNotDisturb(.off, until: Date(timeIntervalSince1970: 1_795_845_600)))),
+    (
+      #"{"type":"dnd","mode":"off","until":1795845600}"#,
+      .input(.setDoNotDisturb(.off, until: Date(timeIntervalSince1970: 1_795_845_600)))
+    ),
     (#"{"type":"dnd","mode":"on","until":null}"#, .input(.setDoNotDisturb(.on))),
     (#"{"type":"silent","on":true}"#, .input(.setSilent(true))),
     (#"{"type":"silent","on":false}"#, .input(.setSilent(false))),

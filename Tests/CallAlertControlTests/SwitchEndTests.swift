@@ -22,7 +22,7 @@ import Testing
     #expect(SwitchEnd.until(text, after: Self.now, timeZone: Self.berlin).map(Timestamp.iso8601) == expected)
   }
 
-  @Test(arguments: ["24:00", "07:60", "7", "07:00:00:00", "", "soon", "-1:00"])
+  @Test(arguments: ["24:00", "07:60", "7", "1795845600", "07:00:00:00", "", "soon", "-1:00"])
   func whatIsNoTimeIsNil(text: String) {
     #expect(SwitchEnd.until(text, after: Self.now, timeZone: Self.berlin) == nil)
   }

@@ -56,7 +56,7 @@ final class ScriptedStore: CallHistoryStore {
     case .stopped(let callID, _), .ignored(let callID, _), .patternFallback(let callID, _, _, _, _),
       .missedCallAcknowledged(let callID):
       callID
-    case .missedAcknowledged, .callsRefused: "*"
+    case .missedAcknowledged, .callsRefused, .doNotDisturbEnded: "*"
     }
   }
 

@@ -12,7 +12,8 @@ import Testing
     #expect(during.override == .on && during.isActive && during.until == wall(60_000))
     // The engine asks to be woken at the end.
     #expect(engine.nextDeadlineMs == 60_000)
-    #expect(engine.handle(.call(call("c1")), at: t(30_000)).events.first == .suppressed(call("c1"), reason: .doNotDisturb))
+    #expect(
+      engine.handle(.call(call("c1")), at: t(30_000)).events.first == .suppressed(call("c1"), reason: .doNotDisturb))
     #expect(engine.advance(to: t(59_999)).isEmpty)
     #expect(engine.advance(to: t(60_000)) == [.event(.doNotDisturbEnded(mode: .on, until: wall(60_000)))])
     let after = engine.snapshot(at: t(60_000)).doNotDisturb
@@ -27,7 +28,8 @@ import Testing
     _ = engine.handle(.setDoNotDisturb(.off, until: wall(10_000)), at: t(0))
     #expect(engine.handle(.call(call("c1")), at: t(1_000)).plays.count == 1)
     #expect(engine.advance(to: t(10_000)).events == [.doNotDisturbEnded(mode: .off, until: wall(10_000))])
-    #expect(engine.handle(.call(call("c2")), at: t(40_000)).events.first == .suppressed(call("c2"), reason: .doNotDisturb))
+    #expect(
+      engine.handle(.call(call("c2")), at: t(40_000)).events.contains(.suppressed(call("c2"), reason: .doNotDisturb)))
   }
 
   /// A wall clock set forward (a machine woken from sleep) ends the switch at its time, however little

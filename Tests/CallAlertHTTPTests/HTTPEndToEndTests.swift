@@ -84,11 +84,11 @@ struct HTTPEndToEndTests {
     #expect(on.status == 200 && on.body.contains(#""until":"\#(end)""#), "\(on.body)")
     let past = try await rig.send(.PUT, "/v1/dnd", body: #"{"mode":"on","until":"2020-01-01T00:00:00Z"}"#)
     #expect(
-      past.status == 400 && past.body.contains(#""field":"until""#) && past.body.contains("is not after now"),
+      past.status == 422 && past.body.contains(#""field":"until""#) && past.body.contains("is not after now"),
       "\(past.body)")
     let far = Timestamp.iso8601(Date().addingTimeInterval(40 * 86_400))
     let tooFar = try await rig.send(.PUT, "/v1/dnd", body: #"{"mode":"on","until":"\#(far)"}"#)
-    #expect(tooFar.status == 400 && tooFar.body.contains("more than 30 days ahead"), "\(tooFar.body)")
+    #expect(tooFar.status == 422 && tooFar.body.contains("more than 30 days ahead"), "\(tooFar.body)")
     let word = try await rig.send(.PUT, "/v1/dnd", body: #"{"mode":"on","until":"tonight"}"#)
     #expect(word.status == 400 && word.body.contains(#""location":"body:1:22""#), "\(word.body)")
     let alone = try await rig.send(.PUT, "/v1/dnd", body: #"{"until":"\#(end)"}"#)

@@ -107,7 +107,9 @@ struct PageRenderingTests {
     let html = LivePage(status: try Self.status(mode: "on"), csrf: "t").doNotDisturb
     #expect(html.contains("Do not disturb is <strong>on</strong>"))
     #expect(html.contains(#"name="mode" value="off""#) && html.contains(#"name="mode" value="scheduled""#))
-    #expect(!html.contains(#"name="mode" value="on""#))
+    // On for good is not offered again; on for a while is.
+    #expect(!html.contains(#"id="dnd-on""#))
+    #expect(html.contains(#"id="dnd-hour""#) && html.contains(#"<label for="dnd-until">On until</label>"#))
   }
 
   @Test func theSetupPageSaysWhyABoardIsNotConnectedAndThatNoSourceIsConfigured() throws {

@@ -206,14 +206,18 @@ struct MQTTMessageTests {
     report.doNotDisturb.until = "2026-11-28T08:00:00.000Z"
     #expect(state.update(report).contains { $0.topic == "callalert/dnd" && $0.payload.contains("08:00:00") })
 
-    var other = MQTTSharedState(topics: MQTTTopics(base: "callalert", node: "downstairs", discoveryPrefix: "homeassistant"))
+    var other = MQTTSharedState(
+      topics: MQTTTopics(base: "callalert", node: "downstairs", discoveryPrefix: "homeassistant"))
     let message = Array(#"{"mode":"on","node":"upstairs","until":"2026-11-28T08:00:00.000Z"}"#.utf8)
     let before = Date(timeIntervalSince1970: 1_795_840_200)  // 2026-11-28T04:30:00Z
     let made = other.received(doNotDisturb: message, current: (nil, nil), now: before)
     #expect(made == .init(mode: .on, until: Date(timeIntervalSince1970: 1_795_852_800)))
-    var late = MQTTSharedState(topics: MQTTTopics(base: "callalert", node: "downstairs", discoveryPrefix: "homeassistant"))
-    #expect(late.received(doNotDisturb: message, current: (nil, nil), now: Date(timeIntervalSince1970: 1_795_854_000)) == nil)
-    var garbled = MQTTSharedState(topics: MQTTTopics(base: "callalert", node: "downstairs", discoveryPrefix: "homeassistant"))
+    var late = MQTTSharedState(
+      topics: MQTTTopics(base: "callalert", node: "downstairs", discoveryPrefix: "homeassistant"))
+    #expect(
+      late.received(doNotDisturb: message, current: (nil, nil), now: Date(timeIntervalSince1970: 1_795_854_000)) == nil)
+    var garbled = MQTTSharedState(
+      topics: MQTTTopics(base: "callalert", node: "downstairs", discoveryPrefix: "homeassistant"))
     let bad = Array(#"{"mode":"on","node":"upstairs","until":"tomorrow"}"#.utf8)
     #expect(garbled.received(doNotDisturb: bad, current: (nil, nil), now: before) == nil)
   }

@@ -167,7 +167,9 @@ extension CallAlertCommand {
           "When the switch ends: a clock time (07:00, the next one) or a moment (2026-11-28T07:00:00+01:00).",
           valueName: "time"))
       var until: String?
-      @Option(name: .customLong("for"), help: ArgumentHelp("How long the switch lasts: 90m, 1h, 1.5h.", valueName: "duration"))
+      @Option(
+        name: .customLong("for"), help: ArgumentHelp("How long the switch lasts: 90m, 1h, 1.5h.", valueName: "duration")
+      )
       var duration: String?
       @OptionGroup var output: AnswerOptions
 

@@ -2,9 +2,9 @@ import CallAlertControl
 import CallAlertEngine
 import CallAlertInputs
 import CallAlertParsing
+import Foundation
 internal import HTTPTypes
 internal import Hummingbird
-import Foundation
 import Logging
 
 /// The page's routes (docs/PAGE.md): documents rendered here from the daemon's answers, plain forms that post
@@ -156,7 +156,8 @@ extension HTTPAPI {
         }
         requests.append(.input(.setDoNotDisturb(mode, until: try switchEnd(form))))
       } else if form["until"] != nil || form["for"] != nil {
-        throw ProblemDocument.badInput("until and for end a switch of mode: give mode too", field: nil, location: "form")
+        throw ProblemDocument.badInput(
+          "until and for end a switch of mode: give mode too", field: nil, location: "form")
       }
       if let text = form["silent"] {
         guard let on = ["true": true, "false": false][text] else {
