@@ -91,6 +91,15 @@ public enum Daemon {
     } else if options.simulate {
       configuration.historyPath = simulateHistoryPath(configuration.historyPath)
     }
+    // The quiet hours as changed on the page stand in for the config file's section (QuietHoursFile).
+    do {
+      let quietHours = QuietHoursFile(historyPath: configuration.historyPath)
+      if let section = try quietHours.read(region: configuration.engine.defaultRegion) {
+        configuration.engine.doNotDisturb = section
+      }
+    } catch {
+      throw DaemonStartError(description: "\(error)")
+    }
     if let port = options.port {
       if configuration.engine.boards.isEmpty { configuration.engine.boards = [AlertBoard(name: "board")] }
       configuration.engine.boards[0].port = port
@@ -121,6 +130,10 @@ public enum Daemon {
     let configuration = try Self.configuration(for: options)
     try checkAddOns(options, for: configuration)
     let locks = try lockInstance(configuration, logger: logger)
+    let quietHours = QuietHoursFile(historyPath: configuration.historyPath)
+    if quietHours.exists {
+      logger.notice("do_not_disturb: as changed on the page (\(quietHours.path)), not as in the config file")
+    }
     let patternTable = try PatternCatalog.load(for: configuration)
     let printer = eventSink == nil ? EventPrinter(logger: logger) : nil
     // The history never stops the daemon: one that cannot be opened or written is degraded (HistoryWriter).

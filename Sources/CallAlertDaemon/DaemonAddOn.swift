@@ -36,6 +36,8 @@ public struct DaemonAddOn: Sendable {
 public struct DaemonAddOnContext: Sendable {
   /// The configuration the daemon started with (command-line overrides applied).
   public var configuration: DaemonConfiguration
+  /// The configuration in force now: the one started with, or the last reload's.
+  public var currentConfiguration: @Sendable () -> DaemonConfiguration
   /// The config file as `--config` named it; nil: the default path (or the built-in defaults).
   public var configPath: String?
   /// Answers a typed request as the control socket does; the `String` names the source (`http`, `sipgate`).
@@ -69,7 +71,8 @@ extension Daemon {
     announce: @escaping @Sendable (StatusReport.Source) -> Void
   ) async throws(DaemonStartError) -> [ServiceGroupConfiguration.ServiceConfiguration] {
     let context = DaemonAddOnContext(
-      configuration: configuration, configPath: options.configPath,
+      configuration: configuration, currentConfiguration: { [reloader = handler.reloader] in reloader.current },
+      configPath: options.configPath,
       handle: { request, source in await handler.handle(request, source: source, lineNumber: 1) },
       subscribe: {
         let published = await service.subscribe()

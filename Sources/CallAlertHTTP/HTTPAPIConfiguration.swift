@@ -88,9 +88,11 @@ public struct HTTPBackend: Sendable {
   /// Whether the call history holds a call with this id: a Twilio `ringing` for such a call is a replay, and
   /// does not ring again.
   public var callIsRecorded: @Sendable (String) async -> Bool
-  /// The config's do-not-disturb settings as the daemon started with them, for the page's quiet hours; nil:
-  /// not shown.
-  public var quietHours: DoNotDisturbConfiguration?
+  /// The do-not-disturb settings in force (the config file's, or the page's: ``quietHoursEditor``), for the
+  /// page's quiet hours; nil: not shown.
+  public var quietHours: @Sendable () -> DoNotDisturbConfiguration?
+  /// Where the page's changes to the quiet hours go; nil: the page only shows them.
+  public var quietHoursEditor: QuietHoursEditor?
   /// The boards the config makes vibrate only (`vibrate_only`, a bed shaker): the page draws their buzzer
   /// quiet.
   public var vibrateOnlyBoards: [String] = []
@@ -113,7 +115,7 @@ public struct HTTPBackend: Sendable {
     callIsRecorded: @escaping @Sendable (String) async -> Bool = { _ in false },
     quietHours: DoNotDisturbConfiguration? = nil
   ) {
-    self.quietHours = quietHours
+    self.quietHours = { quietHours }
     self.handle = handle
     self.events = events
     self.linkCounters = linkCounters

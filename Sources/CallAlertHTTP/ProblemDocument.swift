@@ -119,6 +119,11 @@ public struct ProblemDocument: Error, Equatable, Sendable {
       detail: "the body did not arrive within \(timeout.components.seconds) s", location: "body")
   }
 
+  /// What this daemon does not offer on the page (`what`: "changing the quiet hours").
+  static func notOffered(_ what: String) -> ProblemDocument {
+    ProblemDocument("not-offered", title: "Not found", status: 404, detail: "this daemon does not offer \(what)")
+  }
+
   static let shuttingDown = ProblemDocument(
     "unavailable", title: "Service unavailable", status: 503, detail: "the daemon is stopping")
 

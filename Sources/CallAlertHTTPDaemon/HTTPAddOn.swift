@@ -71,7 +71,9 @@ extension DaemonAddOn {
               board: board, retransmissions: link.retransmissions, resyncs: link.resyncs,
               decodeErrors: link.decodeErrors)
           }
-        }, callIsRecorded: context.callIsRecorded, quietHours: context.configuration.engine.doNotDisturb)
+        }, callIsRecorded: context.callIsRecorded)
+      backend.quietHours = { context.currentConfiguration().engine.doNotDisturb }
+      backend.quietHoursEditor = quietHoursEditor(context)
       backend.patternsFile = context.configuration.patternsFile
       backend.doctor = { [configPath = context.configPath, socketPath = context.configuration.socketPath] in
         // The checks `callalert doctor` runs, from inside the daemon: the boards and sources it holds are read

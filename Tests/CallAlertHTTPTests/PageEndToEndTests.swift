@@ -147,6 +147,52 @@ struct PageEndToEndTests {
     try await later.stop()
   }
 
+  /// The quiet hours changed on the page: checked with the config file's errors (nothing saved on an error),
+  /// saved beside the history, in force at once and over a restart; back to the config file's on request.
+  @Test func theQuietHoursAreChangedOnThePage() async throws {
+    let rig = try await HTTPDaemonRig.start()
+    let browser = PageBrowser(port: rig.port)
+    let quiet = try await browser.send(.GET, "/page/quiet")
+    let token = try #require(quiet.formToken)
+    #expect(quiet.body.contains(#"<textarea id="quiet-text" name="text""#), "\(quiet.body)")
+    #expect(quiet.body.contains("do_not_disturb:\n  mode: off"))
+    let bad = "do_not_disturb:\n  mode: scheduled\n  quiet_hours:\n    - {from: \"22:00\", to: \"25:00\"}\n"
+    let check = try await browser.press("/page/quiet/check.part", [("text", bad)], token: token)
+    #expect(
+      check.status == 200 && check.body.contains("quiet-hours:4:29: do_not_disturb.quiet_hours[0].to"),
+      "\(check.body)")
+    let refused = try await browser.press("/page/actions/quiet-hours", [("text", bad)], token: token)
+    #expect(refused.status == 400 && refused.body.contains("Not saved"), "\(refused.body)")
+    let kept = rig.directory.appendingPathComponent("history-quiet-hours.yaml")
+    #expect(!FileManager.default.fileExists(atPath: kept.path))
+
+    let good =
+      "do_not_disturb:\n  mode: scheduled\n  time_zone: Europe/Berlin\n  quiet_hours:\n"
+      + "    - {days: weekdays, from: \"22:00\", to: \"07:00\"}\n  allowed_callers: [\"+4930123456\"]\n"
+    let saved = try await browser.press("/page/actions/quiet-hours", [("text", good)], token: token)
+    #expect(saved.status == 303 && saved.location == "/page/quiet", "\(saved.status) \(saved.body)")
+    #expect(FileManager.default.fileExists(atPath: kept.path))
+    let after = try await browser.send(.GET, "/page/quiet").body
+    #expect(
+      after.contains("22:00-07:00 Mon, Tue, Wed, Thu, Fri (Europe/Berlin)") && after.contains("+4930123456"),
+      "\(after)")
+    #expect(after.contains("As changed on this page"))
+    #expect(try await rig.send(.GET, "/v1/dnd").body.contains(#""configured":"scheduled""#))
+    try await browser.shutdown()
+    try await rig.stop(keepingDirectory: true)
+
+    let again = try await HTTPDaemonRig.start(in: rig.directory)
+    #expect(try await again.send(.GET, "/v1/dnd").body.contains(#""configured":"scheduled""#))
+    let browser2 = PageBrowser(port: again.port)
+    let token2 = try #require(try await browser2.send(.GET, "/page/quiet").formToken)
+    let reset = try await browser2.press("/page/actions/quiet-hours-reset", [], token: token2)
+    #expect(reset.status == 303)
+    #expect(!FileManager.default.fileExists(atPath: kept.path))
+    #expect(try await again.send(.GET, "/v1/dnd").body.contains(#""configured":"off""#))
+    try await browser2.shutdown()
+    try await again.stop()
+  }
+
   @Test func withATokenThePageAsksForItOnce() async throws {
     let rig = try await HTTPDaemonRig.start(extraHTTP: "token_file: token") { directory in
       try HTTPDaemonRig.writeSecret(

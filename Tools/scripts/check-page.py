@@ -226,6 +226,27 @@ try:
                 and status()["do_not_disturb"].get("until") is None, 2, "dnd off for good"),
           "Off after a switch made for a while is off for good")
 
+    # The quiet hours' editor: an error shows at its line and column as one types; a good section saved is in
+    # force and shown; back to the config file's.
+    driver.get(BASE + "/page/quiet")
+    area = driver.find_element(By.ID, "quiet-text")
+    area.clear()
+    area.send_keys('do_not_disturb:\n  mode: scheduled\n  quiet_hours:\n    - {from: "22:00", to: "25:00"}\n')
+    check(until(lambda: "quiet-hours:4:29" in driver.find_element(By.ID, "quiet-result").text, 3, "live check"),
+          "the quiet hours' editor shows the config's error at its line and column as one types")
+    accessible(driver, "the quiet hours' editor with an error")
+    shot(driver, "quiet-editor-error")
+    area.clear()
+    area.send_keys('do_not_disturb:\n  mode: off\n  quiet_hours:\n    - {days: weekdays, from: "22:00", to: "07:00"}\n'
+                   '  allowed_callers: ["+14155550199"]\n')
+    button(driver, "quiet-save").click()
+    WebDriverWait(driver, 3).until(EC.presence_of_element_located((By.ID, "quiet-reset")))
+    check("22:00-07:00 Mon, Tue, Wed, Thu, Fri" in driver.page_source and "+14155550199" in driver.page_source,
+          "a saved section is in force and shown as configured")
+    button(driver, "quiet-reset").click()
+    WebDriverWait(driver, 3).until(EC.invisibility_of_element_located((By.ID, "quiet-reset")))
+    check("+14155550199" not in driver.page_source, "going back to the config file's quiet hours")
+
     # Patterns: drawn as timelines, each named for a screen reader.
     driver.get(BASE + "/page/patterns")
     drawings = driver.find_elements(By.CSS_SELECTOR, "figure.pattern svg[role=img]")

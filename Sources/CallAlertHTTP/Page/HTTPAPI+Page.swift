@@ -29,14 +29,14 @@ extension HTTPAPI {
       PageAnswer.html(
         LivePage(
           status: try await status(), csrf: try formToken(request), vibrateOnlyBoards: backend.vibrateOnlyBoards,
-          lightBoards: backend.lightBoards, timeZone: backend.quietHours?.timeZone ?? .current
+          lightBoards: backend.lightBoards, timeZone: backend.quietHours()?.timeZone ?? .current
         ).document)
     }
     page.get(RouterPath(PagePaths.livePart)) { request, _ in
       PageAnswer.html(
         LivePage(
           status: try await status(), csrf: try formToken(request), vibrateOnlyBoards: backend.vibrateOnlyBoards,
-          lightBoards: backend.lightBoards, timeZone: backend.quietHours?.timeZone ?? .current
+          lightBoards: backend.lightBoards, timeZone: backend.quietHours()?.timeZone ?? .current
         ).part)
     }
     page.get(RouterPath(PagePaths.events)) { request, _ in await events(request) }
@@ -52,8 +52,32 @@ extension HTTPAPI {
       return PageAnswer.html(view.document)
     }
     page.get(RouterPath(PagePaths.quiet)) { request, _ in
-      let view = QuietPage(status: try await status(), configured: backend.quietHours, csrf: try formToken(request))
+      let view = QuietPage(
+        status: try await status(), configured: backend.quietHours(), csrf: try formToken(request),
+        editor: backend.quietHoursEditor)
       return PageAnswer.html(view.document)
+    }
+    page.post(RouterPath(PagePaths.quietCheck)) { request, _ in
+      let form = try await pageForm(request)
+      let view = QuietPage(
+        status: try await status(), configured: backend.quietHours(), csrf: try formToken(request),
+        editor: backend.quietHoursEditor, editorText: form["text"] ?? "")
+      return PageAnswer.html(view.document)
+    }
+    page.post(RouterPath(PagePaths.quietCheckPart)) { request, _ in
+      let form = try await pageForm(request)
+      return PageAnswer.html(QuietPage.result(text: form["text"] ?? "", editor: backend.quietHoursEditor))
+    }
+    page.post(RouterPath(PagePaths.quietSave)) { request, _ in
+      let form = try await pageForm(request)
+      guard let editor = backend.quietHoursEditor else { throw ProblemDocument.notOffered("changing the quiet hours") }
+      let text = form["text"] ?? ""
+      return try await quietAnswer(await editor.save(text), text: text, request)
+    }
+    page.post(RouterPath(PagePaths.quietReset)) { request, _ in
+      _ = try await pageForm(request)
+      guard let editor = backend.quietHoursEditor else { throw ProblemDocument.notOffered("changing the quiet hours") }
+      return try await quietAnswer(await editor.reset(), text: nil, request)
     }
     page.get(RouterPath(PagePaths.patterns)) { request, _ in
       let boards = try await status().boards.map(\.name)
@@ -184,7 +208,7 @@ extension HTTPAPI {
     switch (until, duration) {
     case (nil, nil): return nil
     case (let text?, nil):
-      guard let date = SwitchEnd.until(text, after: now, timeZone: backend.quietHours?.timeZone ?? .current) else {
+      guard let date = SwitchEnd.until(text, after: now, timeZone: backend.quietHours()?.timeZone ?? .current) else {
         throw ProblemDocument.badInput(
           "\"\(DisplayText.excerpt(text))\" is not \(SwitchEnd.expectedUntil)", field: "until", location: "form")
       }
@@ -197,6 +221,26 @@ extension HTTPAPI {
       return date
     case (_?, _?):
       throw ProblemDocument.badInput("give until or for, not both", field: "for", location: "form")
+    }
+  }
+
+  /// The answer to a save or reset of the quiet hours: back to the page when in force; the page with a note
+  /// when saved but not in force; the page with the text and its errors (400) when refused.
+  func quietAnswer(_ outcome: QuietHoursEditor.Outcome, text: String?, _ request: Request) async throws(ProblemDocument)
+    -> Response
+  {
+    var view = QuietPage(
+      status: try await status(), configured: backend.quietHours(), csrf: try formToken(request),
+      editor: backend.quietHoursEditor, editorText: text)
+    switch outcome {
+    case .applied:
+      return PageAnswer.redirect(to: PagePaths.quiet)
+    case .savedNotApplied(let why):
+      view.note = "Saved, but not in force yet: \(why)"
+      return PageAnswer.html(view.document)
+    case .refused(let errors):
+      view.note = "Not saved: \(errors.count) error\(errors.count == 1 ? "" : "s") below; nothing changed."
+      return PageAnswer.html(view.document, status: .badRequest)
     }
   }
 

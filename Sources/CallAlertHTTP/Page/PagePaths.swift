@@ -35,6 +35,15 @@ public enum PagePaths {
   /// Switches do-not-disturb (field `mode`) or silent mode (field `silent`).
   public static let doNotDisturb = "/page/actions/dnd"
 
+  /// The quiet-hours section checked (field `text`): the quiet hours page with the text and its errors.
+  public static let quietCheck = "/page/quiet/check"
+  /// The quiet-hours section's errors alone, which the script fetches as one types.
+  public static let quietCheckPart = "/page/quiet/check.part"
+  /// Saves the quiet-hours section (field `text`) and applies it.
+  public static let quietSave = "/page/actions/quiet-hours"
+  /// Removes the page's quiet-hours section: the config file's applies again.
+  public static let quietReset = "/page/actions/quiet-hours-reset"
+
   /// Rings a board with a pattern as a test call (fields `board`, `pattern`).
   public static let testRing = "/page/actions/test-ring"
 

@@ -7,13 +7,15 @@ enum PageScript {
   static let javascript = """
     "use strict";
     (function () {
-      var editor = document.getElementById("pattern-editor");
-      if (editor && window.fetch) {
+      document.querySelectorAll("form[data-check]").forEach(function (editor) {
+        if (!window.fetch) { return; }
         var timer = null;
+        var where = editor.getAttribute("data-check");
+        var resultID = editor.getAttribute("data-result");
         editor.querySelector("textarea").addEventListener("input", function () {
           clearTimeout(timer);
           timer = setTimeout(function () {
-            fetch("/page/patterns/check.part", {
+            fetch(where, {
               method: "POST", credentials: "same-origin", body: new URLSearchParams(new FormData(editor))
             })
               .then(function (response) { return response.ok ? response.text() : null; })
@@ -21,14 +23,14 @@ enum PageScript {
                 if (html === null) { return; }
                 var template = document.createElement("template");
                 template.innerHTML = html;
-                var fresh = template.content.getElementById("pattern-result");
-                var old = document.getElementById("pattern-result");
+                var fresh = template.content.getElementById(resultID);
+                var old = document.getElementById(resultID);
                 if (fresh && old) { old.innerHTML = fresh.innerHTML; }
               })
               .catch(function () {});
           }, 300);
         });
-      }
+      });
       var still = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
       document.querySelectorAll(".preview").forEach(function (preview) {
         var button = preview.querySelector("button");

@@ -17,7 +17,8 @@ struct PatternEditor {
 
   var html: String {
     var html = "<section aria-labelledby=\"editor-heading\"><h2 id=\"editor-heading\">Check a pattern file</h2>"
-    html += "<form method=\"post\" action=\"\(PagePaths.patternCheck)\" id=\"pattern-editor\">"
+    html += "<form method=\"post\" action=\"\(PagePaths.patternCheck)\" id=\"pattern-editor\""
+    html += " data-check=\"\(PagePaths.patternCheckPart)\" data-result=\"pattern-result\">"
     html += "<input type=\"hidden\" name=\"csrf\" value=\"\(HTML.escape(csrf))\">"
     html += "<label for=\"pattern-text\">Pattern file (YAML, docs/PATTERNS.md)</label>"
     html += "<textarea id=\"pattern-text\" name=\"text\" rows=\"10\" spellcheck=\"false\" autocapitalize=\"off\""

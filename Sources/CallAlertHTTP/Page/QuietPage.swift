@@ -3,14 +3,21 @@ import CallAlertEngine
 import CallAlertInputs
 import Foundation
 
-/// Quiet hours and do-not-disturb: the mode now, one tap to switch it or silent mode, and the schedule and the
-/// callers who break through as the config file has them. A switch made here is kept over a restart by the
-/// daemon's add-on (docs/PAGE.md); the schedule itself is changed in the config file.
+/// Quiet hours and do-not-disturb: the mode now, one tap to switch it or silent mode, the schedule and the
+/// callers who break through as in force, and an editor for them: the `do_not_disturb:` section as text,
+/// checked with the config file's own errors as one types, saved where it stands in for the config file's
+/// (docs/PAGE.md). A switch made here is kept over a restart by the daemon's add-on.
 struct QuietPage {
   let status: StatusReport
-  /// The config's `do_not_disturb:` as the daemon started with it; nil when not known.
+  /// The `do_not_disturb:` settings in force; nil when not known.
   let configured: DoNotDisturbConfiguration?
   let csrf: String
+  /// The editor, when the daemon offers one.
+  var editor: QuietHoursEditor? = nil
+  /// What the editor's text area holds; nil: the settings in force, as text.
+  var editorText: String? = nil
+  /// What a save said, shown above the editor.
+  var note: String? = nil
   /// The zone the times are shown in: the quiet hours' (the config's `time_zone`), else the daemon's.
   var timeZone: TimeZone { configured?.timeZone ?? .current }
 
@@ -32,9 +39,55 @@ struct QuietPage {
     } else {
       body += "<p>Not known here.</p>"
     }
-    body += "<p>The schedule and the callers are changed in the config file (<code>do_not_disturb:</code>).</p>"
+    if let editor {
+      body += editor.isInForce()
+        ? "<p>As changed on this page, kept in <code>\(HTML.escape(editor.file()))</code>; the config file's "
+          + "<code>do_not_disturb:</code> applies no longer.</p>"
+          + PageLayout.actionForm(
+            PagePaths.quietReset, csrf: csrf, button: "Go back to the config file's quiet hours", id: "quiet-reset")
+        : "<p>As in the config file (<code>do_not_disturb:</code>). Changes made below stand in for it.</p>"
+    } else {
+      body += "<p>The schedule and the callers are changed in the config file (<code>do_not_disturb:</code>).</p>"
+    }
     body += "</section>"
+    if editor != nil { body += editorSection }
     return PageLayout.document(title: "Quiet hours - CallAlert", section: .quiet, heading: "Quiet hours", body: body)
+  }
+
+  /// The text to edit: what was typed, or the settings in force as the config file would write them.
+  var text: String {
+    editorText ?? configured.map(ConfigurationFile.doNotDisturbYAML) ?? "do_not_disturb:\n  mode: off\n"
+  }
+
+  /// The editor: the section as text, and under it its errors, as the config file's would be.
+  var editorSection: String {
+    var html = "<section aria-labelledby=\"edit-heading\"><h2 id=\"edit-heading\">Change the quiet hours</h2>"
+    if let note { html += "<p class=\"note\" role=\"status\">\(HTML.escape(note))</p>" }
+    html += "<form method=\"post\" action=\"\(PagePaths.quietSave)\" id=\"quiet-editor\""
+    html += " data-check=\"\(PagePaths.quietCheckPart)\" data-result=\"quiet-result\">"
+    html += "<input type=\"hidden\" name=\"csrf\" value=\"\(HTML.escape(csrf))\">"
+    html += "<label for=\"quiet-text\">The <code>do_not_disturb:</code> section, as in the config file "
+    html += "(docs/CONFIG.md): quiet hours, callers who always ring, repeated callers</label>"
+    html += "<textarea id=\"quiet-text\" name=\"text\" rows=\"12\" spellcheck=\"false\" autocapitalize=\"off\""
+    html += " aria-describedby=\"quiet-result\">\(HTML.escape(text))</textarea>"
+    html += "<p><button type=\"submit\" class=\"button\" id=\"quiet-check\" formaction=\"\(PagePaths.quietCheck)\">"
+    html += "Check</button> <button type=\"submit\" class=\"button\" id=\"quiet-save\">Save and apply</button></p>"
+    html += "</form>" + Self.result(text: text, editor: editor)
+    return html + "</section>"
+  }
+
+  /// What checking the text says, in a live region (a screen reader hears the result change).
+  static func result(text: String, editor: QuietHoursEditor?) -> String {
+    let errors = editor?.check(text) ?? []
+    var html = "<div id=\"quiet-result\" role=\"status\" aria-live=\"polite\">"
+    if errors.isEmpty {
+      html += "<p class=\"fine\">No problems: the daemon reads it as it would read the config file.</p>"
+    } else {
+      html += "<p>\(errors.count) error\(errors.count == 1 ? "" : "s"):</p><ul class=\"diagnostics\">"
+      for error in errors { html += "<li class=\"error-line\"><code>\(HTML.escape(error.description))</code></li>" }
+      html += "</ul>"
+    }
+    return html + "</div>"
   }
 
   /// The mode now, in a sentence; a switch made for a while says when it ends, in `timeZone`.
