@@ -182,7 +182,7 @@ let package = Package(
       name: "CallAlertHTTPDaemon",
       dependencies: [
         "CallAlertDaemon", "CallAlertHTTP", "CallAlertBridges", "CallAlertInputs", "CallAlertControl",
-        "CallAlertEngine", "CallAlertDoctor",
+        "CallAlertEngine", "CallAlertDoctor", "CallAlertPatterns",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ],

@@ -43,7 +43,7 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
   private var connectors: [String: Connector]
   private let lights: [String: LightConnection]
   private let linkTiming: LinkTiming
-  private let patternTable: PatternBuild?
+  private var patternTable: PatternBuild?
   private var subscribers: [UUID: AsyncStream<Published>.Continuation] = [:]
   private var anonymousCalls = AnonymousCallTracker()
   /// Told every input as it is handled (MQTT: a button press for Home Assistant, a switch to share at once).
@@ -195,6 +195,25 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
     var links: [String: String] = [:]
     for (name, driver) in drivers { links[name] = await driver.link.rawValue }
     return links
+  }
+
+  /// Puts a new pattern table on every board (the page's *Save and flash*): each CallAlert board flashes it
+  /// when nothing plays there (a ringing one once it stops, one not connected when it connects), each light
+  /// takes its patterns from it; boards connected later get it too. `progress` is told each board's bytes as
+  /// they are acknowledged. Returns how it went for each board, by name, once every board has answered.
+  public func installPatterns(
+    _ build: PatternBuild, progress: @escaping @Sendable (String, TableInstallProgress) -> Void
+  ) async -> [String: TableInstallOutcome] {
+    patternTable = build
+    let drivers = self.drivers
+    return await withTaskGroup(of: (String, TableInstallOutcome).self) { group in
+      for (name, driver) in drivers {
+        group.addTask { (name, await driver.install(build) { progress(name, $0) }) }
+      }
+      var outcomes: [String: TableInstallOutcome] = [:]
+      for await (name, outcome) in group { outcomes[name] = outcome }
+      return outcomes
+    }
   }
 
   /// Why each board that is not connected is not, by name: the last failure to connect it.

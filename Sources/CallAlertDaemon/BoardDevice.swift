@@ -1,4 +1,5 @@
 import CallAlertEngine
+import CallAlertPatterns
 import CallAlertProtocol
 
 /// A board as the daemon drives it, whatever it is: a CallAlert board on its serial link (``SerialBoard``)
@@ -15,6 +16,11 @@ protocol BoardDevice: Actor {
   func setIndicator(_ setting: IndicatorSetting) async throws(BoardDeviceError)
   /// Nothing plays and no PLAY waits: a good moment for work that must not cut a ring short.
   func becameIdle() async
+  /// Takes a new pattern table (the page's *Save and flash*): a CallAlert board flashes it (now, or once it
+  /// stops ringing, or when it connects), telling `progress` as the bytes are acknowledged; a light takes its
+  /// patterns from it.
+  func install(_ build: PatternBuild, progress: @escaping @Sendable (TableInstallProgress) -> Void) async
+    -> TableInstallOutcome
   /// How the board is, for `status` and `/metrics`.
   var health: BoardHealth { get async }
   /// Stops whatever plays and lets the board go, leaving it silent and dark (shutdown).

@@ -84,6 +84,13 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
     (commandStream, commands) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
   }
 
+  /// Hands the board a new pattern table (see ``BoardDevice/install(_:progress:)``).
+  func install(_ build: PatternBuild, progress: @escaping @Sendable (TableInstallProgress) -> Void) async
+    -> TableInstallOutcome
+  {
+    await device.install(build, progress: progress)
+  }
+
   /// The board's INFO while connected (a CallAlert board's; a light has none).
   var info: BoardInfo? {
     get async {

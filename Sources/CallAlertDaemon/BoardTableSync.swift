@@ -20,6 +20,8 @@ struct BoardTableSync<C: Clock>: Sendable where C.Duration == Duration {
     var known: Bool
     /// Whether a flash is due but waits until the board stops ringing.
     var flashDeferred = false
+    /// How installing the wanted table went; nil when none is wanted.
+    var install: TableInstallOutcome? = nil
   }
 
   /// The board's name, for the log.
@@ -28,52 +30,68 @@ struct BoardTableSync<C: Clock>: Sendable where C.Duration == Duration {
   let wanted: PatternBuild?
   let clock: C
   let logger: Logger
+  /// Told the bytes the board acknowledged, of the table's, as a flash goes.
+  var progress: @Sendable (TableInstallProgress) -> Void = { _ in }
 
   /// Flashes the wanted table if the board's differs and `mayFlash` says nothing plays, then returns the
   /// board's table.
   func run(client: BoardClient<C>, mayFlash: @Sendable () async -> Bool) async -> Outcome {
     let flasher = TableFlasher(client: client, clock: clock)
+    var failure: String?
     if let wanted {
-      let outcome = await install(wanted, with: flasher, client: client, mayFlash: mayFlash)
-      if let outcome { return outcome }
+      switch await install(wanted, with: flasher, client: client, mayFlash: mayFlash) {
+      case .success(let outcome): return outcome
+      case .failure(let why): failure = why.description
+      }
     }
-    return await read(with: flasher)
+    var outcome = await read(with: flasher)
+    if let failure { outcome.install = .failed(failure) }
+    return outcome
   }
 
-  /// Installs `wanted` when the board's table differs; nil when it did not (already there, deferred after
-  /// a read, failed): the caller reads what the board has.
+  /// Why installing failed, for the caller to say after reading what the board has.
+  struct Failure: Error, CustomStringConvertible {
+    let description: String
+  }
+
+  /// Installs `wanted` when the board's table differs, or says why it did not (the caller then reads what
+  /// the board has); a flash deferred until the ring ends reads the board's table itself.
   private func install(
     _ wanted: PatternBuild, with flasher: TableFlasher<C>, client: BoardClient<C>, mayFlash: () async -> Bool
-  ) async -> Outcome? {
+  ) async -> Result<Outcome, Failure> {
     let file = wanted.file.path
     let info: BoardInfo
     do { info = try await client.currentInfo() } catch {
       logger.warning("board \(board): cannot check its pattern table: \(error)")
-      return nil
+      return .failure(Failure(description: "cannot check its pattern table: \(error)"))
     }
     let wantedSummary = TableSummary(version: wanted.table.version, crc: wanted.crc, size: UInt32(wanted.bytes.count))
     if info.table == wantedSummary {
       logger.info("board \(board): pattern table matches \(file) (v\(wanted.table.version))")
-      return Outcome(table: wanted.table, known: true)
+      return .success(Outcome(table: wanted.table, known: true, install: .alreadyInstalled(version: wanted.table.version)))
     }
     guard await mayFlash() else {
       logger.notice("board \(board): pattern table differs from \(file); flashing it once the board stops ringing")
       var outcome = await read(with: flasher)
       outcome.flashDeferred = true
-      return outcome
+      outcome.install = .waitsForRingToEnd
+      return .success(outcome)
     }
     let differs =
       "board \(board): pattern table v\(info.table.version) (CRC \(hex(info.table.crc))) differs from \(file) "
       + "v\(wanted.table.version) (CRC \(hex(wanted.crc))); flashing"
     logger.notice("\(differs)")
+    let progress = self.progress
     do {
-      let report = try await flasher.flash(wanted.bytes)
+      let report = try await flasher.flash(wanted.bytes) { done, total in
+        progress(TableInstallProgress(bytes: done, of: total))
+      }
       logger.notice(
         "board \(board): flashed \(file): \(report.bytes) bytes, verified, v\(report.installed.version) now active")
-      return Outcome(table: wanted.table, known: true)
+      return .success(Outcome(table: wanted.table, known: true, install: .installed(version: report.installed.version)))
     } catch {
       logger.error("board \(board): flashing \(file) failed: \(error)")
-      return nil
+      return .failure(Failure(description: "flashing failed: \(error)"))
     }
   }
 

@@ -1,6 +1,7 @@
 import CallAlertControl
 import CallAlertEngine
 import CallAlertInputs
+import CallAlertPatterns
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -61,6 +62,13 @@ public struct DaemonAddOnContext: Sendable {
   public var hooks: DaemonAddOnHooks
   /// Prints a source's change of state as an event line (beside the engine's events), as SIP accounts do.
   public var announce: @Sendable (StatusReport.Source) -> Void
+  /// Compiles a pattern file's text for `patterns.file` and checks the names the configuration in force uses
+  /// against it, as a start would: the build, or every error (diagnostics, then unknown names).
+  public var buildPatterns: @Sendable (_ text: String, _ path: String) throws(DaemonStartError) -> PatternBuild
+  /// Puts a new pattern table on every board (``AlertService/installPatterns(_:progress:)``).
+  public var installPatterns:
+    @Sendable (PatternBuild, _ progress: @escaping @Sendable (String, TableInstallProgress) -> Void) async ->
+      [String: TableInstallOutcome]
 }
 
 extension Daemon {
@@ -86,7 +94,11 @@ extension Daemon {
       }, linkStatistics: { await service.boardLinkStatistics() },
       onCallToPlay: { listener in service.onCallToPlay(listener) },
       callIsRecorded: { [history = handler.history] id in await history.containsCall(id: id) },
-      connections: connections, logger: logger, hooks: hooks, announce: announce)
+      connections: connections, logger: logger, hooks: hooks, announce: announce,
+      buildPatterns: { [reloader = handler.reloader] (text, path) throws(DaemonStartError) in
+        try PatternCatalog.build(text: text, path: path, for: reloader.current)
+      },
+      installPatterns: { build, progress in await service.installPatterns(build, progress: progress) })
     var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
     for addOn in options.addOns {
       services += try await addOn.services(context).map { .init(service: $0) }

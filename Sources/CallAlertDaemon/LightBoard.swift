@@ -1,4 +1,5 @@
 import CallAlertEngine
+import CallAlertPatterns
 import CallAlertLights
 import CallAlertProtocol
 import CallAlertRuntime
@@ -19,7 +20,7 @@ actor LightBoard<C: Clock>: BoardDevice where C.Duration == Duration {
 
   private let name: String
   private let appearance: LightAppearance
-  private let patterns: LightPatterns
+  private var patterns: LightPatterns
   private let clock: C
   private let logger: Logger
   private let connect: Connector
@@ -91,6 +92,13 @@ actor LightBoard<C: Clock>: BoardDevice where C.Duration == Duration {
   }
 
   func becameIdle() {}
+
+  func install(_ build: PatternBuild, progress: @escaping @Sendable (TableInstallProgress) -> Void) async
+    -> TableInstallOutcome
+  {
+    patterns = LightPatterns(table: build.table)
+    return .inUse
+  }
 
   var health: BoardHealth { BoardHealth() }
 

@@ -30,6 +30,26 @@ enum PatternCatalog {
     return build
   }
 
+  /// Compiles `text` as the pattern file at `path` (a new one, from the page's editor) and checks the names
+  /// `configuration` uses against it and the built-ins, as a start would: the build, or every error.
+  static func build(text: String, path: String, for configuration: DaemonConfiguration) throws(DaemonStartError)
+    -> PatternBuild
+  {
+    let build: PatternBuild
+    do {
+      build = try PatternFile.build(text: text, file: path)
+    } catch {
+      throw DaemonStartError(description: "\(error)")
+    }
+    let names = build.file.patterns.map(\.name)
+    let source =
+      "the new \(path) (\(names.joined(separator: ", "))) and the built-in patterns "
+      + "(\(BuiltInPatterns.names.joined(separator: ", ")))"
+    let errors = configuration.unknownPatternNames(known: names + BuiltInPatterns.names, from: source)
+    guard errors.isEmpty else { throw DaemonStartError(description: InputErrors(errors).description) }
+    return build
+  }
+
   /// The file's text; a file over ``PatternFile/maximumBytes`` is refused before it is read.
   static func read(_ path: String) throws(DaemonStartError) -> String {
     let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil

@@ -23,8 +23,11 @@ actor SerialBoard<C: Clock>: BoardDevice where C.Duration == Duration {
   private let clock: C
   private let logger: Logger
   private let activity: BoardActivity
-  /// The table the config's pattern file compiles to, installed when the board's differs; nil: none.
-  private let wantedTable: PatternBuild?
+  /// The table the config's pattern file compiles to (or the page's *Save and flash* gave), installed when the
+  /// board's differs; nil: none.
+  private var wantedTable: PatternBuild?
+  /// Told how a flash asked for by ``install(_:progress:)`` goes, until it ends.
+  private var installProgress: (@Sendable (TableInstallProgress) -> Void)?
   private var client: BoardClient<C>?
   private var resolver = PatternResolver()
   private var tableSync: Task<Void, Never>?
@@ -113,6 +116,21 @@ actor SerialBoard<C: Clock>: BoardDevice where C.Duration == Duration {
     do { _ = try await client.send(.setIndicator(setting)) } catch { throw BoardDeviceError(description: "\(error)") }
   }
 
+  /// How the last install of the wanted table went (nil before any).
+  private var lastInstall: TableInstallOutcome?
+
+  func install(_ build: PatternBuild, progress: @escaping @Sendable (TableInstallProgress) -> Void) async
+    -> TableInstallOutcome
+  {
+    wantedTable = build
+    installProgress = progress
+    lastInstall = nil
+    guard client != nil else { return .waitsForTheBoard }
+    startTableSync(afterConnect: false)
+    await tableSync?.value
+    return lastInstall ?? .failed("the link went away during the flash; it is flashed when the board is back")
+  }
+
   func becameIdle() {
     if tableSyncDeferred && activity.isIdle { startTableSync(afterConnect: false) }
   }
@@ -186,7 +204,8 @@ actor SerialBoard<C: Clock>: BoardDevice where C.Duration == Duration {
     tableSync?.cancel()
     tableSyncDeferred = false
     if afterConnect { resolver.forgetTable() }
-    let sync = BoardTableSync(board: name, wanted: wantedTable, clock: clock, logger: logger)
+    var sync = BoardTableSync(board: name, wanted: wantedTable, clock: clock, logger: logger)
+    if let installProgress { sync.progress = installProgress }
     let activity = self.activity
     tableSync = Task { [weak self] in
       let outcome = await sync.run(client: client, mayFlash: { activity.isIdle })
@@ -197,6 +216,8 @@ actor SerialBoard<C: Clock>: BoardDevice where C.Duration == Duration {
   private func tableSynced(_ outcome: BoardTableSync<C>.Outcome) {
     guard !Task.isCancelled else { return }
     tableSyncDeferred = outcome.flashDeferred
+    if !outcome.flashDeferred { installProgress = nil }
+    if let install = outcome.install { lastInstall = install }
     defer {
       // The ring may have ended while the sync read the table: flash now rather than after the next call.
       if tableSyncDeferred && activity.isIdle { startTableSync(afterConnect: false) }

@@ -104,6 +104,8 @@ public struct HTTPBackend: Sendable {
   public var doctor: (@Sendable () async -> [SetupFinding])?
   /// The config's pattern file (`patterns.file`), which the page draws; nil: the built-in patterns only.
   public var patternsFile: String?
+  /// Where the page's *Save and flash* goes; nil: the editor only checks (no pattern file is configured).
+  public var patternFlashing: PatternFlashing?
   /// Runs once before the server listens (the add-on switches do-not-disturb back to what was kept over the
   /// restart), so the first request already sees it.
   public var beforeListening: @Sendable () async -> Void = {}

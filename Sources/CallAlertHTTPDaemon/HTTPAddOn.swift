@@ -74,6 +74,7 @@ extension DaemonAddOn {
         }, callIsRecorded: context.callIsRecorded)
       backend.quietHours = { context.currentConfiguration().engine.doNotDisturb }
       backend.quietHoursEditor = quietHoursEditor(context)
+      backend.patternFlashing = patternFlashing(context)
       backend.patternsFile = context.configuration.patternsFile
       backend.doctor = { [configPath = context.configPath, socketPath = context.configuration.socketPath] in
         // The checks `callalert doctor` runs, from inside the daemon: the boards and sources it holds are read

@@ -28,15 +28,17 @@ final class HTTPDaemonRig: Sendable {
 
   struct StartFailure: Error, CustomStringConvertible { var description: String }
 
-  /// A temporary folder with a config (`http:` gets `extraHTTP`'s lines), the daemon started in it; with
-  /// `directory`, in that folder again (its history kept), as after a restart.
+  /// A temporary folder with a config (`http:` gets `extraHTTP`'s lines, the top level `extraConfig`'s), the
+  /// daemon started in it; with `directory`, in that folder again (its history kept), as after a restart.
   static func start(
-    extraHTTP: String = "", in directory: URL? = nil, prepare: (URL) throws -> Void = { _ in }
+    extraHTTP: String = "", extraConfig: String = "", in directory: URL? = nil,
+    prepare: (URL) throws -> Void = { _ in }
   ) async throws -> HTTPDaemonRig {
     let board = try PseudoTerminalBoard()
     let directory = try directory ?? makeDirectory()
     try prepare(directory)
-    let config = try writeConfig(in: directory, board: board.slavePath, extraHTTP: extraHTTP)
+    let config = try writeConfig(
+      in: directory, board: board.slavePath, extraHTTP: extraHTTP, extraConfig: extraConfig)
     let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
     var options = DaemonOptions(configPath: config, readStandardInput: false)
     options.addOns = [.http(onListening: { port in continuation.yield(port) })]
@@ -72,7 +74,9 @@ final class HTTPDaemonRig: Sendable {
     return directory
   }
 
-  static func writeConfig(in directory: URL, board: String, extraHTTP: String) throws -> String {
+  static func writeConfig(in directory: URL, board: String, extraHTTP: String, extraConfig: String = "") throws
+    -> String
+  {
     let config = directory.appendingPathComponent("config.yaml").path
     let yaml = """
       cap: 20s
@@ -86,6 +90,7 @@ final class HTTPDaemonRig: Sendable {
       http:
         listen: 127.0.0.1:0
       \(extraHTTP.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
+      \(extraConfig)
       """
     try yaml.write(toFile: config, atomically: true, encoding: .utf8)
     return config

@@ -277,6 +277,25 @@ try:
     accessible(driver, "the pattern editor with a diagnostic")
     shot(driver, "pattern-editor", around="pattern-result")
 
+    # Save and flash: a good file is written and put on both boards, each board's bar on the page until done.
+    editor = driver.find_element(By.ID, "pattern-text")
+    editor.clear()
+    editor.send_keys("version: 7\npatterns:\n  - name: office\n    cadence: UK\n  - name: night\n    cadence: US\n"
+                     "    volume: 30%\n")
+    button(driver, "pattern-flash").click()
+    try:
+        WebDriverWait(driver, 20).until(
+            lambda d: d.find_element(By.ID, "flash").get_attribute("data-active") == "false")
+        text = driver.find_element(By.ID, "flash").text
+        check(text.count("flashed and verified: table v7 active") == 2,
+              "Save and flash puts the file on both boards, verified, with each board's progress")
+    except Exception:
+        check(False, f"Save and flash ends on both boards ({driver.find_element(By.ID, 'flash').text!r})")
+    check(until(lambda: all(b.get("table_version") == 7 for b in status()["boards"]), 2, "v7"),
+          "the daemon's status has the new table on every board")
+    accessible(driver, "the patterns page after a flash")
+    shot(driver, "pattern-flash", around="flash")
+
     # A test ring on a chosen board, from the patterns page; stopped on the live view it lands on.
     from selenium.webdriver.support.ui import Select
     Select(driver.find_element(By.ID, "test-board")).select_by_visible_text("bed shaker")

@@ -43,9 +43,12 @@ do_not_disturb:
       from: "22:00"
       to: "07:00"
   allowed_callers: ["+14155550100"]
+patterns:
+  file: $dir/patterns.yaml
 http:
   listen: 127.0.0.1:0
 YAML
+printf 'version: 1\npatterns:\n  - name: office\n    cadence: UK\n' >"$dir/patterns.yaml"
 HOME="$dir" "$BIN" run --simulate --no-stdin --config "$dir/config.yaml" >"$dir/events.log" 2>"$dir/daemon.log" &
 pid=$!
 port=""

@@ -81,8 +81,26 @@ extension HTTPAPI {
     }
     page.get(RouterPath(PagePaths.patterns)) { request, _ in
       let boards = try await status().boards.map(\.name)
-      let view = PatternsPage(file: backend.patternsFile, boards: boards, csrf: try formToken(request))
+      let flashing = backend.patternFlashing
+      let view = PatternsPage(
+        file: backend.patternsFile, boards: boards, csrf: try formToken(request),
+        editorText: flashing?.text() ?? PatternEditor.example, flashing: flashing)
       return PageAnswer.html(view.document)
+    }
+    page.get(RouterPath(PagePaths.flashPart)) { _, _ in
+      PageAnswer.html(FlashProgress(states: backend.patternFlashing?.progress() ?? []).html)
+    }
+    page.post(RouterPath(PagePaths.patternFlash)) { request, _ in
+      let form = try await pageForm(request)
+      guard let flashing = backend.patternFlashing else {
+        throw ProblemDocument.notOffered("saving a pattern file (name one in the config: patterns.file)")
+      }
+      let text = form["text"] ?? ""
+      guard let refusal = await flashing.flash(text) else { return PageAnswer.redirect(to: PagePaths.patterns + "#flash") }
+      let view = PatternsPage(
+        file: backend.patternsFile, boards: try await status().boards.map(\.name), csrf: try formToken(request),
+        editorText: text, flashing: flashing, flashRefusal: refusal)
+      return PageAnswer.html(view.document, status: .badRequest)
     }
     page.get(RouterPath(PagePaths.setup)) { request, _ in
       let view = SetupPage(
@@ -101,7 +119,8 @@ extension HTTPAPI {
       let form = try await pageForm(request)
       let boards = try await status().boards.map(\.name)
       let view = PatternsPage(
-        file: backend.patternsFile, boards: boards, csrf: try formToken(request), editorText: form["text"] ?? "")
+        file: backend.patternsFile, boards: boards, csrf: try formToken(request), editorText: form["text"] ?? "",
+        flashing: backend.patternFlashing)
       return PageAnswer.html(view.document)
     }
     page.post(RouterPath(PagePaths.patternCheckPart)) { request, _ in

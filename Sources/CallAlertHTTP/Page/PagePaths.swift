@@ -16,6 +16,10 @@ public enum PagePaths {
   public static let patternCheck = "/page/patterns/check"
   /// The diagnostics alone, which the script fetches as one types.
   public static let patternCheckPart = "/page/patterns/check.part"
+  /// Writes the pattern file (field `text`) and puts it on every board.
+  public static let patternFlash = "/page/actions/flash"
+  /// Each board's flash, alone, which the script fetches while one goes.
+  public static let flashPart = "/page/patterns/flash.part"
   /// How the boards, the sources of calls and the history stand.
   public static let setup = "/page/setup"
   /// The login form (only when a token is configured).

@@ -31,6 +31,25 @@ enum PageScript {
           }, 300);
         });
       });
+      var flash = document.getElementById("flash");
+      if (flash && window.fetch && flash.getAttribute("data-active") === "true") {
+        var follow = function () {
+          fetch("/page/patterns/flash.part", { credentials: "same-origin", cache: "no-store" })
+            .then(function (response) { return response.ok ? response.text() : null; })
+            .then(function (html) {
+              if (html === null) { return; }
+              var template = document.createElement("template");
+              template.innerHTML = html;
+              var fresh = template.content.getElementById("flash");
+              if (!fresh) { return; }
+              flash.innerHTML = fresh.innerHTML;
+              flash.setAttribute("data-active", fresh.getAttribute("data-active"));
+              if (fresh.getAttribute("data-active") === "true") { setTimeout(follow, 300); }
+            })
+            .catch(function () { setTimeout(follow, 1000); });
+        };
+        setTimeout(follow, 300);
+      }
       var still = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
       document.querySelectorAll(".preview").forEach(function (preview) {
         var button = preview.querySelector("button");

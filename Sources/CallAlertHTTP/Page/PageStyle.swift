@@ -74,6 +74,12 @@ enum PageStyle {
     .diagnostics { padding-left: 1.25rem; }
     .error-line code { color: var(--alarm); font-weight: 600; }
     .fine { color: #1a5e2a; font-weight: 600; }
+    .refusal { border-left: 4px solid var(--alarm); padding-left: 0.75rem; }
+    .refusal pre { white-space: pre-wrap; color: var(--alarm); }
+    ul.flash { list-style: none; padding-left: 0; }
+    ul.flash li { margin: 0.25rem 0; }
+    ul.flash .board-name { display: inline-block; min-width: 6rem; font-weight: 600; }
+    ul.flash li.error-line { color: var(--alarm); }
     select { font: inherit; padding: .375rem; border: 2px solid var(--line); border-radius: .25rem; }
     input[type="password"] { font: inherit; padding: .5rem; border: 2px solid var(--line); border-radius: .25rem;
       min-width: 20rem; max-width: 100%; }

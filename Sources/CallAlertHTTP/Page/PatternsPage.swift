@@ -13,11 +13,16 @@ struct PatternsPage {
   var csrf = ""
   /// What the pattern editor holds.
   var editorText = PatternEditor.example
+  /// Where *Save and flash* goes; nil: the editor only checks.
+  var flashing: PatternFlashing? = nil
+  /// What a flash that was refused said, above the editor.
+  var flashRefusal: String? = nil
 
   var document: String {
     var body = ""
     if !boards.isEmpty { body += testRing }
-    body += PatternEditor(text: editorText, csrf: csrf).html
+    if let flashing { body += FlashProgress(states: flashing.progress()).html }
+    body += PatternEditor(text: editorText, csrf: csrf, flashFile: flashing?.file, refusal: flashRefusal).html
     if let file {
       body += "<section aria-labelledby=\"file-heading\"><h2 id=\"file-heading\">From \(HTML.escape(file))</h2>"
       body += Self.fromFile(file)
