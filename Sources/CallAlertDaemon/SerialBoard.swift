@@ -216,8 +216,13 @@ actor SerialBoard<C: Clock>: BoardDevice where C.Duration == Duration {
   private func tableSynced(_ outcome: BoardTableSync<C>.Outcome) {
     guard !Task.isCancelled else { return }
     tableSyncDeferred = outcome.flashDeferred
+    if let install = outcome.install {
+      lastInstall = install
+      let size = wantedTable?.bytes.count ?? 0
+      let done = if case .installed = install { size } else { 0 }
+      installProgress?(TableInstallProgress(bytes: done, of: size, ended: install))
+    }
     if !outcome.flashDeferred { installProgress = nil }
-    if let install = outcome.install { lastInstall = install }
     defer {
       // The ring may have ended while the sync read the table: flash now rather than after the next call.
       if tableSyncDeferred && activity.isIdle { startTableSync(afterConnect: false) }

@@ -1,16 +1,21 @@
 import CallAlertPatterns
 
-/// How far a board's flash has come: the bytes of the table the board acknowledged, of the table's.
+/// How far a board's flash has come: the bytes of the table the board acknowledged, of the table's, and,
+/// once it has ended, how. A flash that waited for a ring to end reports its end so too, after
+/// ``AlertService/installPatterns(_:progress:)`` has returned ``TableInstallOutcome/waitsForRingToEnd``.
 public struct TableInstallProgress: Equatable, Sendable {
   /// Bytes acknowledged so far.
   public var bytes: Int
   /// The table's size.
   public var of: Int
+  /// How it ended; nil while it goes.
+  public var ended: TableInstallOutcome?
 
   /// Creates a progress report.
-  public init(bytes: Int, of: Int) {
+  public init(bytes: Int, of: Int, ended: TableInstallOutcome? = nil) {
     self.bytes = bytes
     self.of = of
+    self.ended = ended
   }
 }
 

@@ -41,20 +41,20 @@ extension DaemonAddOn {
         }
         context.logger.notice("http: \(path) saved from the page (v\(build.table.version)); putting it on the boards")
         Task {
+          // A board that waited for its ring to end reports its end later, through `progress`.
           let outcomes = await context.installPatterns(build) { board, progress in
             states.withLock { states in
-              states[board] = PatternFlashing.BoardState(
-                board: board, bytes: progress.bytes, of: progress.of, state: "flashing", ended: false)
+              if let ended = progress.ended {
+                states[board] = Self.ended(board, ended, size: size)
+              } else {
+                states[board] = PatternFlashing.BoardState(
+                  board: board, bytes: progress.bytes, of: progress.of, state: "flashing", ended: false)
+              }
             }
           }
           states.withLock { states in
-            for (board, outcome) in outcomes {
-              var state = states[board] ?? PatternFlashing.BoardState(board: board, bytes: 0, of: size, state: "", ended: true)
-              state.state = outcome.description
-              state.ended = true
-              if case .failed = outcome { state.failed = true }
-              if case .installed = outcome { state.bytes = state.of }
-              states[board] = state
+            for (board, outcome) in outcomes where states[board]?.ended != true || outcome != .waitsForRingToEnd {
+              states[board] = Self.ended(board, outcome, size: size)
             }
           }
         }
@@ -64,5 +64,18 @@ extension DaemonAddOn {
         let now = states.withLock { $0 }
         return boards.compactMap { now[$0] }
       })
+  }
+
+  /// A board's flash that ended (or waits for the board), as the page shows it.
+  private static func ended(_ board: String, _ outcome: TableInstallOutcome, size: Int) -> PatternFlashing.BoardState {
+    var bytes = 0
+    var failed = false
+    switch outcome {
+    case .installed, .alreadyInstalled, .inUse: bytes = size
+    case .failed: failed = true
+    case .waitsForRingToEnd, .waitsForTheBoard: break
+    }
+    return PatternFlashing.BoardState(
+      board: board, bytes: bytes, of: size, state: outcome.description, ended: true, failed: failed)
   }
 }

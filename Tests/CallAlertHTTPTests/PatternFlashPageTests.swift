@@ -45,4 +45,44 @@ import Testing
     try await browser.shutdown()
     try await rig.stop()
   }
+
+  /// A board that rings is not flashed until it stops: the page says so, then shows the flash when it ends.
+  @Test func aRingingBoardIsFlashedOnceItStops() async throws {
+    let rig = try await HTTPDaemonRig.start(extraConfig: "patterns:\n  file: patterns.yaml") {
+      try Self.first.write(to: $0.appendingPathComponent("patterns.yaml"), atomically: true, encoding: .utf8)
+    }
+    let browser = PageBrowser(port: rig.port)
+    let token = try #require(try await browser.send(.GET, "/page/patterns").formToken)
+    // The board has the first table before the call (flashed at connect).
+    let first = try await answer(within: 10, every: .milliseconds(100)) {
+      try await rig.send(.GET, "/v1/status").body
+    } until: {
+      $0.contains(#""table_version":1"#)
+    }
+    #expect(first.contains(#""table_version":1"#), "\(first)")
+    let call = try await rig.send(.POST, "/v1/calls", body: #"{"id":"f1","name":"Flash"}"#)
+    #expect(call.status == 200, "\(call.body)")
+    _ = try await answer(within: 10, every: .milliseconds(50)) {
+      try await rig.send(.GET, "/v1/status").body
+    } until: {
+      $0.contains(#""playing_call":"f1""#)
+    }
+    let flashed = try await browser.press("/page/actions/flash", [("text", Self.second)], token: token)
+    #expect(flashed.status == 303)
+    let waiting = try await answer(within: 10, every: .milliseconds(100)) {
+      try await browser.send(.GET, "/page/patterns/flash.part").body
+    } until: {
+      $0.contains("ringing: flashed as soon as it stops")
+    }
+    #expect(waiting.contains("ringing: flashed as soon as it stops"), "\(waiting)")
+    #expect(try await rig.send(.POST, "/v1/calls/f1/hangup").status == 200)
+    let done = try await answer(within: 20, every: .milliseconds(100)) {
+      try await browser.send(.GET, "/page/patterns/flash.part").body
+    } until: {
+      $0.contains("table v2 active")
+    }
+    #expect(done.contains("flashed and verified: table v2 active"), "\(done)")
+    try await browser.shutdown()
+    try await rig.stop()
+  }
 }
