@@ -19,7 +19,9 @@ protocol BoardDevice: Actor {
   /// Takes a new pattern table (the page's *Save and flash*): a CallAlert board flashes it (now, or once it
   /// stops ringing, or when it connects), telling `progress` as the bytes are acknowledged; a light takes its
   /// patterns from it.
-  func install(_ build: PatternBuild, progress: @escaping @Sendable (TableInstallProgress) -> Void) async
+  func install(
+    _ build: PatternBuild, progress: @escaping @Sendable (TableInstallProgress) -> Void
+  ) async
     -> TableInstallOutcome
   /// How the board is, for `status` and `/metrics`.
   var health: BoardHealth { get async }

@@ -85,7 +85,9 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
   }
 
   /// Hands the board a new pattern table (see ``BoardDevice/install(_:progress:)``).
-  func install(_ build: PatternBuild, progress: @escaping @Sendable (TableInstallProgress) -> Void) async
+  func install(
+    _ build: PatternBuild, progress: @escaping @Sendable (TableInstallProgress) -> Void
+  ) async
     -> TableInstallOutcome
   {
     await device.install(build, progress: progress)

@@ -68,7 +68,8 @@ struct BoardTableSync<C: Clock>: Sendable where C.Duration == Duration {
     let wantedSummary = TableSummary(version: wanted.table.version, crc: wanted.crc, size: UInt32(wanted.bytes.count))
     if info.table == wantedSummary {
       logger.info("board \(board): pattern table matches \(file) (v\(wanted.table.version))")
-      return .success(Outcome(table: wanted.table, known: true, install: .alreadyInstalled(version: wanted.table.version)))
+      return .success(
+        Outcome(table: wanted.table, known: true, install: .alreadyInstalled(version: wanted.table.version)))
     }
     guard await mayFlash() else {
       logger.notice("board \(board): pattern table differs from \(file); flashing it once the board stops ringing")
@@ -88,6 +89,8 @@ struct BoardTableSync<C: Clock>: Sendable where C.Duration == Duration {
       }
       logger.notice(
         "board \(board): flashed \(file): \(report.bytes) bytes, verified, v\(report.installed.version) now active")
+      // The INFO the client keeps (what `status` reports) still names the old table: asked again.
+      _ = try? await client.currentInfo()
       return .success(Outcome(table: wanted.table, known: true, install: .installed(version: report.installed.version)))
     } catch {
       logger.error("board \(board): flashing \(file) failed: \(error)")

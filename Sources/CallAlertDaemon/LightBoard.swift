@@ -1,6 +1,6 @@
 import CallAlertEngine
-import CallAlertPatterns
 import CallAlertLights
+import CallAlertPatterns
 import CallAlertProtocol
 import CallAlertRuntime
 import CallAlertTransport
@@ -93,7 +93,9 @@ actor LightBoard<C: Clock>: BoardDevice where C.Duration == Duration {
 
   func becameIdle() {}
 
-  func install(_ build: PatternBuild, progress: @escaping @Sendable (TableInstallProgress) -> Void) async
+  func install(
+    _ build: PatternBuild, progress: @escaping @Sendable (TableInstallProgress) -> Void
+  ) async
     -> TableInstallOutcome
   {
     patterns = LightPatterns(table: build.table)

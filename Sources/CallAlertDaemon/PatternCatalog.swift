@@ -32,7 +32,9 @@ enum PatternCatalog {
 
   /// Compiles `text` as the pattern file at `path` (a new one, from the page's editor) and checks the names
   /// `configuration` uses against it and the built-ins, as a start would: the build, or every error.
-  static func build(text: String, path: String, for configuration: DaemonConfiguration) throws(DaemonStartError)
+  static func build(
+    text: String, path: String, for configuration: DaemonConfiguration
+  ) throws(DaemonStartError)
     -> PatternBuild
   {
     let build: PatternBuild

@@ -119,7 +119,9 @@ actor SerialBoard<C: Clock>: BoardDevice where C.Duration == Duration {
   /// How the last install of the wanted table went (nil before any).
   private var lastInstall: TableInstallOutcome?
 
-  func install(_ build: PatternBuild, progress: @escaping @Sendable (TableInstallProgress) -> Void) async
+  func install(
+    _ build: PatternBuild, progress: @escaping @Sendable (TableInstallProgress) -> Void
+  ) async
     -> TableInstallOutcome
   {
     wantedTable = build

@@ -1,7 +1,10 @@
 import CallAlertDaemon
+import CallAlertEngine
 import CallAlertHTTP
+import CallAlertInputs
 import CallAlertPatterns
 import Foundation
+import Logging
 import Synchronization
 
 extension DaemonAddOn {
@@ -11,7 +14,7 @@ extension DaemonAddOn {
   static func patternFlashing(_ context: DaemonAddOnContext) -> PatternFlashing? {
     guard let path = context.configuration.patternsFile else { return nil }
     let boards = context.configuration.engine.boards.map(\.name)
-    let states = Mutex<[String: PatternFlashing.BoardState]>([:])
+    let states = FlashStates()
     return PatternFlashing(
       file: path,
       text: {
@@ -33,17 +36,17 @@ extension DaemonAddOn {
           return "\(path): cannot be written: \(error.localizedDescription)"
         }
         let size = build.bytes.count
-        states.withLock { states in
+        states.value.withLock { states in
           states = Dictionary(
             uniqueKeysWithValues: boards.map {
               ($0, PatternFlashing.BoardState(board: $0, bytes: 0, of: size, state: "starting", ended: false))
             })
         }
-        context.logger.notice("http: \(path) saved from the page (v\(build.table.version)); putting it on the boards")
+        context.logger.notice("http: \(path) saved from the page; putting it on the boards")
         Task {
           // A board that waited for its ring to end reports its end later, through `progress`.
           let outcomes = await context.installPatterns(build) { board, progress in
-            states.withLock { states in
+            states.value.withLock { states in
               if let ended = progress.ended {
                 states[board] = Self.ended(board, ended, size: size)
               } else {
@@ -52,8 +55,9 @@ extension DaemonAddOn {
               }
             }
           }
-          states.withLock { states in
-            for (board, outcome) in outcomes where states[board]?.ended != true || outcome != .waitsForRingToEnd {
+          states.value.withLock { states in
+            // A board whose deferred flash has ended already (reported through `progress`) keeps that end.
+            for (board, outcome) in outcomes where states[board]?.ended != true {
               states[board] = Self.ended(board, outcome, size: size)
             }
           }
@@ -61,7 +65,7 @@ extension DaemonAddOn {
         return nil
       },
       progress: {
-        let now = states.withLock { $0 }
+        let now = states.value.withLock { $0 }
         return boards.compactMap { now[$0] }
       })
   }
@@ -75,7 +79,14 @@ extension DaemonAddOn {
     case .failed: failed = true
     case .waitsForRingToEnd, .waitsForTheBoard: break
     }
+    // Waiting for a ring to end or for the board is not an end: the page keeps following it.
+    let waits = outcome == .waitsForRingToEnd || outcome == .waitsForTheBoard
     return PatternFlashing.BoardState(
-      board: board, bytes: bytes, of: size, state: outcome.description, ended: true, failed: failed)
+      board: board, bytes: bytes, of: size, state: outcome.description, ended: !waits, failed: failed)
   }
+}
+
+/// Each board's flash as the page shows it, shared by the flash's task and the page's requests.
+final class FlashStates: Sendable {
+  let value = Mutex<[String: PatternFlashing.BoardState]>([:])
 }

@@ -1,7 +1,9 @@
 import CallAlertControl
 import CallAlertDaemon
+import CallAlertEngine
 import CallAlertHTTP
 import CallAlertInputs
+import Logging
 
 extension DaemonAddOn {
   /// The page's quiet-hours editor over the daemon: the section is checked as the config file's, kept in the
@@ -9,7 +11,7 @@ extension DaemonAddOn {
   /// start and reload, so the two never disagree).
   static func quietHoursEditor(_ context: DaemonAddOnContext) -> QuietHoursEditor {
     let file = QuietHoursFile(historyPath: context.configuration.historyPath)
-    let region = { context.currentConfiguration().engine.defaultRegion }
+    let region: @Sendable () -> String = { context.currentConfiguration().engine.defaultRegion }
     return QuietHoursEditor(
       file: { file.path }, isInForce: { file.exists },
       check: { text in
@@ -44,7 +46,8 @@ extension DaemonAddOn {
   /// does not load now keeps the running settings).
   private static func apply(_ context: DaemonAddOnContext) async -> QuietHoursEditor.Outcome {
     if case .failure(let failure) = await context.handle(.reload, "http") {
-      return .savedNotApplied("the config file does not load now (\(failure.error)); it applies at the next good reload")
+      return .savedNotApplied(
+        "the config file does not load now (\(failure.error)); it applies at the next good reload")
     }
     return .applied
   }

@@ -41,7 +41,9 @@ public struct QuietHoursFile: Sendable, Equatable {
   /// Writes `text` (checked first: a section with errors is refused with them, and nothing is written),
   /// atomically and private to the user; returns the section it holds.
   @discardableResult
-  public func write(_ text: String, region: String, errorsNamed file: String) throws(InputErrors)
+  public func write(
+    _ text: String, region: String, errorsNamed file: String
+  ) throws(InputErrors)
     -> DoNotDisturbConfiguration
   {
     let section = try ConfigurationFile.parseDoNotDisturb(text: text, file: file, region: region)
@@ -68,7 +70,9 @@ public struct QuietHoursFile: Sendable, Equatable {
 extension ConfigurationFile {
   /// Parses text holding only a `do_not_disturb:` section, as the config file's is read (the same keys, checks
   /// and errors), its callers' numbers read into E.164 in `region`; `file` names the text in errors.
-  public static func parseDoNotDisturb(text: String, file: String, region: String) throws(InputErrors)
+  public static func parseDoNotDisturb(
+    text: String, file: String, region: String
+  ) throws(InputErrors)
     -> DoNotDisturbConfiguration
   {
     guard text.utf8.count <= maximumBytes else {

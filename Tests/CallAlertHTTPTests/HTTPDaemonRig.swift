@@ -74,7 +74,9 @@ final class HTTPDaemonRig: Sendable {
     return directory
   }
 
-  static func writeConfig(in directory: URL, board: String, extraHTTP: String, extraConfig: String = "") throws
+  static func writeConfig(
+    in directory: URL, board: String, extraHTTP: String, extraConfig: String = ""
+  ) throws
     -> String
   {
     let config = directory.appendingPathComponent("config.yaml").path

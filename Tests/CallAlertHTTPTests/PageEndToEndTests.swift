@@ -159,7 +159,7 @@ struct PageEndToEndTests {
     let bad = "do_not_disturb:\n  mode: scheduled\n  quiet_hours:\n    - {from: \"22:00\", to: \"25:00\"}\n"
     let check = try await browser.press("/page/quiet/check.part", [("text", bad)], token: token)
     #expect(
-      check.status == 200 && check.body.contains("quiet-hours:4:29: do_not_disturb.quiet_hours[0].to"),
+      check.status == 200 && check.body.contains("quiet-hours:4:27: do_not_disturb.quiet_hours[0].to"),
       "\(check.body)")
     let refused = try await browser.press("/page/actions/quiet-hours", [("text", bad)], token: token)
     #expect(refused.status == 400 && refused.body.contains("Not saved"), "\(refused.body)")

@@ -1,5 +1,6 @@
 import CallAlertTestSupport
 import Foundation
+import NIOHTTP1
 import Testing
 
 /// The page's *Save and flash*: the editor holds the config's pattern file; a text that does not build, or

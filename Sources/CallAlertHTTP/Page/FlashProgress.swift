@@ -10,7 +10,7 @@ struct FlashProgress {
     guard !states.isEmpty else { return "<section id=\"flash\" data-active=\"false\" hidden></section>" }
     var html = "<section id=\"flash\" aria-labelledby=\"flash-heading\" data-active=\"\(isActive)\">"
     html += "<h2 id=\"flash-heading\">\(isActive ? "Flashing the boards" : "The last flash")</h2>"
-    html += "<ul class=\"flash\" role=\"status\" aria-live=\"polite\">"
+    html += "<div role=\"status\" aria-live=\"polite\"><ul class=\"flash\">"
     for state in states {
       let percent = state.of > 0 ? state.bytes * 100 / state.of : 0
       html += "<li id=\"flash-\(HTML.escape(state.board))\" class=\"\(state.failed ? "error-line" : "")\">"
@@ -19,6 +19,6 @@ struct FlashProgress {
       html += " aria-label=\"\(HTML.escape(state.board)): \(percent) %\"></progress> "
       html += "\(percent) % (\(state.bytes) of \(state.of) bytes): \(HTML.escape(state.state))</li>"
     }
-    return html + "</ul></section>"
+    return html + "</ul></div></section>"
   }
 }

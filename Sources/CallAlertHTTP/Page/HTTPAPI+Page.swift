@@ -96,7 +96,9 @@ extension HTTPAPI {
         throw ProblemDocument.notOffered("saving a pattern file (name one in the config: patterns.file)")
       }
       let text = form["text"] ?? ""
-      guard let refusal = await flashing.flash(text) else { return PageAnswer.redirect(to: PagePaths.patterns + "#flash") }
+      guard let refusal = await flashing.flash(text) else {
+        return PageAnswer.redirect(to: PagePaths.patterns + "#flash")
+      }
       let view = PatternsPage(
         file: backend.patternsFile, boards: try await status().boards.map(\.name), csrf: try formToken(request),
         editorText: text, flashing: flashing, flashRefusal: refusal)
@@ -245,7 +247,9 @@ extension HTTPAPI {
 
   /// The answer to a save or reset of the quiet hours: back to the page when in force; the page with a note
   /// when saved but not in force; the page with the text and its errors (400) when refused.
-  func quietAnswer(_ outcome: QuietHoursEditor.Outcome, text: String?, _ request: Request) async throws(ProblemDocument)
+  func quietAnswer(
+    _ outcome: QuietHoursEditor.Outcome, text: String?, _ request: Request
+  ) async throws(ProblemDocument)
     -> Response
   {
     var view = QuietPage(

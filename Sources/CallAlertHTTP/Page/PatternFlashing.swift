@@ -13,7 +13,7 @@ public struct PatternFlashing: Sendable {
     public var of: Int
     /// Where it stands, in words: "flashing", or how it ended.
     public var state: String
-    /// Whether it has ended (or waits for the board: ringing, not connected).
+    /// Whether it has ended (a board that waits, ringing or not connected, has not).
     public var ended: Bool
     /// Whether it failed.
     public var failed: Bool

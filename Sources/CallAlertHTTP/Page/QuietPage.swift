@@ -40,7 +40,8 @@ struct QuietPage {
       body += "<p>Not known here.</p>"
     }
     if let editor {
-      body += editor.isInForce()
+      body +=
+        editor.isInForce()
         ? "<p>As changed on this page, kept in <code>\(HTML.escape(editor.file()))</code>; the config file's "
           + "<code>do_not_disturb:</code> applies no longer.</p>"
           + PageLayout.actionForm(
