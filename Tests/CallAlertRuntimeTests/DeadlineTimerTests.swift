@@ -44,7 +44,7 @@ import Testing
     await rig.advance(by: .milliseconds(99))
     #expect(rig.fired.isEmpty)
     await rig.advance(by: .milliseconds(1))
-    #expect(rig.fired == [100])
+    #expect(await eventually { rig.fired == [100] }, "\(rig.fired)")
     #expect(rig.timer.scheduledMs == nil)
   }
 
@@ -56,7 +56,7 @@ import Testing
     await rig.advance(by: .milliseconds(10))
     rig.timer.schedule(atMs: 50)
     await rig.advance(by: .milliseconds(40))
-    #expect(rig.fired == [50])
+    #expect(await eventually { rig.fired == [50] }, "\(rig.fired)")
   }
 
   @Test func aLaterDeadlineIsWaitedFor() async {
@@ -69,7 +69,7 @@ import Testing
     await rig.advance(by: .milliseconds(100))
     #expect(rig.fired.isEmpty)
     await rig.advance(by: .milliseconds(90))
-    #expect(rig.fired == [200])
+    #expect(await eventually { rig.fired == [200] }, "\(rig.fired)")
   }
 
   @Test func aClearedDeadlineNeverFires() async {
@@ -83,7 +83,7 @@ import Testing
     #expect(rig.fired.isEmpty)
     rig.timer.schedule(atMs: 1_500)  // an idle loop wakes for a new deadline
     await rig.advance(by: .milliseconds(490))
-    #expect(rig.fired == [1_500])
+    #expect(await eventually { rig.fired == [1_500] }, "\(rig.fired)")
   }
 
   @Test func aDeadlineSetBeforeTheLoopStartsIsKept() async {
@@ -92,7 +92,7 @@ import Testing
     let loop = rig.start()
     defer { loop.cancel() }
     await rig.advance(by: .milliseconds(30))
-    #expect(rig.fired == [30])
+    #expect(await eventually { rig.fired == [30] }, "\(rig.fired)")
   }
 
   @Test func cancellationEndsTheLoop() async {
@@ -110,7 +110,25 @@ import Testing
   }
 }
 
-/// Lets other tasks run until they are parked (a bounded number of yields, never a sleep).
+/// Lets other tasks run for a while (a bounded number of yields, never a sleep): enough, on a quiet machine, for
+/// the loop to act on what it was given, so that an expectation that nothing happened means something. It is no
+/// synchronisation: on a loaded machine the loop may not have run yet, so what must happen is waited for with
+/// ``eventually(_:)``.
 func settle() async {
   for _ in 0..<50 { await Task.yield() }
+}
+
+/// Waits until `condition` holds, yielding to the tasks under test (and, after the first yields, pausing a
+/// millisecond between looks); at most 5 s of real time, so a regression fails instead of hanging. Whether it
+/// held. A loaded machine once left the loop unrun through ``settle()``'s 50 yields (1 run in 20 of a loaded
+/// flake-hunt): the expectation of what must happen waits for it.
+func eventually(_ condition: () -> Bool) async -> Bool {
+  let end = ContinuousClock.now + .seconds(5)
+  var looks = 0
+  while !condition() {
+    guard ContinuousClock.now < end else { return false }
+    looks += 1
+    if looks < 50 { await Task.yield() } else { try? await Task.sleep(for: .milliseconds(1)) }
+  }
+  return true
 }
