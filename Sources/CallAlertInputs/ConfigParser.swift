@@ -61,20 +61,23 @@ struct ConfigParser {
     }.map(\.element.error)
   }
 
-  /// Parses the text; the result is only meaningful when ``errors`` is empty.
-  mutating func parse(text: String) -> DaemonConfiguration {
-    var config = DaemonConfiguration.defaults(environment: environment, userID: userID)
-    let root: Node?
+  /// The text's YAML nodes: nil when it is not YAML (the error recorded at its place), `.some(nil)` when empty.
+  mutating func compose(_ text: String) -> Node?? {
     do {
       // `.basic`: the parser reads every scalar as text itself, so Yams' implicit typing (a regular expression
       // per rule per scalar, run even for duplicate-key checks) would be pure cost. The encoding is named: left
       // to its default, Yams reads the whole process environment on every parse (its YAMS_DEFAULT_ENCODING).
-      root = try Yams.compose(yaml: text, .basic, .default, .utf8)
+      return .some(try Yams.compose(yaml: text, .basic, .default, .utf8))
     } catch {
       yamlError(error, text: text)
-      return config
+      return nil
     }
-    guard let root, !isNull(root) else { return config }
+  }
+
+  /// Parses the text; the result is only meaningful when ``errors`` is empty.
+  mutating func parse(text: String) -> DaemonConfiguration {
+    var config = DaemonConfiguration.defaults(environment: environment, userID: userID)
+    guard case .some(let root?) = compose(text), !isNull(root) else { return config }
     guard let entries = mapping(root, "", example: "sections such as 'cap: 30s'") else { return config }
     checkKeys(entries, allowed: ConfigParser.sections, "")
     func section(_ key: String) -> Node? {

@@ -127,14 +127,8 @@ extension ConfigurationFile {
 extension ConfigParser {
   /// Reads a document holding only `do_not_disturb:`; nil when it has errors (recorded).
   mutating func parseDoNotDisturbOnly(text: String, region: String) -> DoNotDisturbConfiguration? {
-    let root: Node?
-    do {
-      root = try Yams.compose(yaml: text, .basic, .default, .utf8)
-    } catch {
-      yamlError(error, text: text)
-      return nil
-    }
-    guard let root, !isNull(root) else {
+    guard case .some(let composed) = compose(text) else { return nil }
+    guard let root = composed, !isNull(root) else {
       error(line: 1, column: 1, "do_not_disturb", "empty; write the do_not_disturb: section, e.g. 'do_not_disturb:'")
       return nil
     }

@@ -29,18 +29,15 @@ extension ConformanceChecks {
       case .failed(let failure):
         Issue.record(Comment(rawValue: failure))
         return
-      case .boardFellBehind(let failure):
+      case .boardFellBehind(let why), .premiseFailed(let why):
         guard run == linkScenarioRuns else { continue }
+        let reason =
+          if case .boardFellBehind = outcome { "the board fell behind its clock (FAULT tick_overrun)" } else {
+            "the run's timing was not what the scenario needs"
+          }
         Issue.record(
-          Comment(
-            rawValue: "the board fell behind its clock (FAULT tick_overrun) in all \(run) runs, so none shows the "
-              + "scenario; the last failed at \(failure)"), severity: .warning)
-      case .premiseFailed(let why):
-        guard run == linkScenarioRuns else { continue }
-        Issue.record(
-          Comment(
-            rawValue: "the run's timing was not what the scenario needs in all \(run) runs, so none shows it; the "
-              + "last: \(why)"), severity: .warning)
+          Comment(rawValue: "\(reason) in all \(run) runs, so none shows the scenario; the last: \(why)"),
+          severity: .warning)
       }
     }
   }

@@ -228,13 +228,6 @@ enum LinkScenarios {
     case premiseFailed(String)
   }
 
-  /// How ``play(_:on:label:)`` found a run: every step held, a step failed, or the run's timing showed nothing.
-  enum Verdict: Sendable, Equatable {
-    case held
-    case failed(String)
-    case premiseFailed(String)
-  }
-
   /// Plays `scenario` on the board at `slavePath` in real time and says how it ended (the caller records it).
   /// `kind` names the board in the messages.
   static func run(_ scenario: Scenario, kind: BoardKind, slavePath: String) async throws -> Outcome {
@@ -243,12 +236,8 @@ enum LinkScenarios {
     await host.setAcknowledgesEvents(scenario.acknowledgesEvents)
     defer { Task { await host.close() } }
     let label = "\(kind): link.json/\(scenario.name) (§\(scenario.spec))"
-    let failure: String
-    switch try await play(scenario, on: host, label: label) {
-    case .held: return .held
-    case .premiseFailed(let why): return .premiseFailed(why)
-    case .failed(let why): failure = why
-    }
+    let played = try await play(scenario, on: host, label: label)
+    guard case .failed(let failure) = played else { return played }
     // Where the host acknowledges every event itself, an event the board raised on its own changes nothing
     // the steps look at; where it acknowledges only what the steps say, every event counts.
     if !scenario.acknowledgesEvents, try await boardReportsFallingBehind(host) { return .boardFellBehind(failure) }
@@ -260,7 +249,7 @@ enum LinkScenarios {
   static func run(_ scenario: Scenario, on host: some ScenarioLine, label: String) async throws {
     switch try await play(scenario, on: host, label: label) {
     case .held: break
-    case .failed(let why), .premiseFailed(let why): Issue.record(Comment(rawValue: why))
+    case .failed(let why), .premiseFailed(let why), .boardFellBehind(let why): Issue.record(Comment(rawValue: why))
     }
   }
 
@@ -285,8 +274,9 @@ enum LinkScenarios {
     return await host.sawTickOverrun
   }
 
-  /// Plays `scenario` over `host`: every step held, or the first step that failed, described.
-  static func play(_ scenario: Scenario, on host: some ScenarioLine, label: String) async throws -> Verdict {
+  /// Plays `scenario` over `host`: every step held, the first step that failed, described, or a premise that
+  /// did not hold (never ``Outcome/boardFellBehind(_:)``: only a real-time run asks the board that).
+  static func play(_ scenario: Scenario, on host: some ScenarioLine, label: String) async throws -> Outcome {
     // Where in the order the board sent frames each `expect` step's frame came, by step.
     var places: [Int: Int] = [:]
     for (index, step) in scenario.steps.enumerated() {
