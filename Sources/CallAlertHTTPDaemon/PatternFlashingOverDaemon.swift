@@ -30,17 +30,24 @@ extension DaemonAddOn {
         } catch {
           return error.description
         }
-        do {
-          try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: [.atomic])
-        } catch {
-          return "\(path): cannot be written: \(error.localizedDescription)"
-        }
         let size = build.bytes.count
-        states.value.withLock { states in
+        // One flash at a time: a second one (another tab, a double click) while boards still take the first, or
+        // wait for a ring to end, would race it on the same boards. Checked and claimed at once.
+        let claimed = states.value.withLock { states in
+          guard states.values.allSatisfy(\.ended) else { return false }
           states = Dictionary(
             uniqueKeysWithValues: boards.map {
               ($0, PatternFlashing.BoardState(board: $0, bytes: 0, of: size, state: "starting", ended: false))
             })
+          return true
+        }
+        guard claimed else { return "a flash is still going on (see above); save again once it has ended" }
+        do {
+          try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: [.atomic])
+        } catch {
+          let why = "\(path): cannot be written: \(error.localizedDescription)"
+          states.value.withLock { $0 = [:] }
+          return why
         }
         context.logger.notice("http: \(path) saved from the page; putting it on the boards")
         Task {

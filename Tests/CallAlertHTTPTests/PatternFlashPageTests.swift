@@ -76,6 +76,15 @@ import Testing
       $0.contains("ringing: flashed as soon as it stops")
     }
     #expect(waiting.contains("ringing: flashed as soon as it stops"), "\(waiting)")
+    // One flash at a time: a second save while the board waits is refused, and the file stays the first save's.
+    let again = try await browser.press("/page/actions/flash", [("text", Self.first)], token: token)
+    #expect(again.status == 400 && again.body.contains("a flash is still going on"), "\(again.body)")
+    let file = rig.directory.appendingPathComponent("patterns.yaml")
+    #expect(try String(contentsOf: file, encoding: .utf8) == Self.second)
+    // A stranger's form without this session's token changes nothing either.
+    let forged = try await browser.press("/page/actions/flash", [("text", Self.first)], token: "forged")
+    #expect(forged.status == 403, "\(forged.status)")
+    #expect(try String(contentsOf: file, encoding: .utf8) == Self.second)
     #expect(try await rig.send(.POST, "/v1/calls/f1/hangup").status == 200)
     let done = try await answer(within: 20, every: .milliseconds(100)) {
       try await browser.send(.GET, "/page/patterns/flash.part").body
