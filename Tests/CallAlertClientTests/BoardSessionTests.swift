@@ -111,6 +111,23 @@ import Testing
     #expect(bench.session.phase == .open)
   }
 
+  @Test func aBatchGoesOutAtOnceAndEachCommandIsAnsweredOnItsOwn() {
+    var bench = Bench.connected()
+    bench.handle(.batch([(2, .ping([1])), (3, .tableData(offset: 0, bytes: [1])), (4, .ping([2]))]))
+    #expect(bench.answer(2) == .success(.pong([1])))
+    #expect(bench.answer(3) == .failure(.nak(command: .tableData, Nak(.noTransfer))), "a NAK in its place")
+    #expect(bench.answer(4) == .success(.pong([2])))
+  }
+
+  @Test func aBatchRefusedByABoardThatRestartedIsNotResent() {
+    var bench = Bench.connected()
+    bench.board.reboot(nowMs: bench.now)
+    bench.handle(.batch([(2, .ping([1]))]))
+    #expect(bench.answer(2) == .failure(.boardRestarted))
+    #expect(bench.wrote(.ping) == 1)
+    #expect(bench.session.resentAfterRestart == 0)
+  }
+
   @Test func anUnansweredHandshakeIsRetriedThenGivenUp() {
     var bench = Bench(options: BoardClientOptions(timing: LinkTiming(baseTimeoutMs: 20, maxTries: 2)))
     bench.deaf = true
