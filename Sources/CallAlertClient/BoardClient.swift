@@ -22,7 +22,7 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
   private let eventSink: AsyncStream<BoardClientEvent>.Continuation
   private let clock: C
   private let options: BoardClientOptions
-  /// The session's deadlines: one loop for the client's life, woken by ``deadlineReached()``.
+  /// The session's deadlines: one loop for the client's life, woken by `deadlineReached()`.
   private let deadlines: DeadlineTimer<C>
   private var deadlineLoop: Task<Void, Never>?
   private var session: BoardSession

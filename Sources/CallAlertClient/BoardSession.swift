@@ -76,6 +76,7 @@ struct BoardSession {
 
   /// A handshake: why it runs (what follows its success or failure) and the exchange it waits for.
   struct Handshake: Equatable {
+    /// Why the handshake runs.
     enum Purpose: Equatable {
       /// A caller needs a session.
       case open
@@ -87,6 +88,7 @@ struct BoardSession {
       case probe(Backoff)
     }
 
+    /// The exchange the handshake waits for.
     enum Step: Equatable {
       /// HELLO, the `attempt`th time.
       case hello(attempt: Int)
@@ -96,14 +98,19 @@ struct BoardSession {
       case status
     }
 
+    /// Why it runs.
     var purpose: Purpose
+    /// What it waits for.
     var step: Step
   }
 
   /// Reopening an unplugged board: since when, the pauses, and when the next try is due (nil while one runs).
   struct Reconnection: Equatable {
+    /// When the transport was lost (the reconnect policy's limit counts from here).
     var beganMs: UInt64
+    /// The pauses between tries.
     var backoff: Backoff
+    /// When the next try is due; nil while one runs.
     var retryAtMs: UInt64?
   }
 
@@ -123,7 +130,9 @@ struct BoardSession {
     case ping = "PING"
   }
 
+  /// The client's options: what HELLO offers, the lease, the retries, liveness, reconnecting.
   let options: BoardClientOptions
+  /// Where the session stands.
   var phase: Phase = .idle
   /// The link: frames, sequence numbers, retransmission.
   var endpoint: LinkEndpoint
