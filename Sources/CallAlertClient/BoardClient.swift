@@ -20,7 +20,6 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
   /// Events from the board and from the connection, in order.
   public nonisolated let events: AsyncStream<BoardClientEvent>
   private let eventSink: AsyncStream<BoardClientEvent>.Continuation
-  private let clock: C
   private let options: BoardClientOptions
   /// The session's deadlines: one loop for the client's life, woken by `deadlineReached()`.
   private let deadlines: DeadlineTimer<C>
@@ -46,7 +45,6 @@ public actor BoardClient<C: Clock> where C.Duration == Duration {
 
   /// Creates a client over `transport`; nothing is sent until ``connect()`` or a command.
   public init(transport: any ByteTransport, clock: C, options: BoardClientOptions = BoardClientOptions()) {
-    self.clock = clock
     self.options = options
     deadlines = DeadlineTimer(clock: clock, alarm: LoopTimer.alarm(on: clock))
     // A random first sequence: a board that still remembers the previous host's HELLO must not take this
