@@ -1,4 +1,4 @@
-import CallAlertInputs
+import CallAlertValues
 import NIOCore
 import NIOPosix
 import NIOSSL

@@ -1,7 +1,7 @@
 import CallAlertDaemon
-import CallAlertInputs
 import CallAlertProtocol
 import CallAlertTestSupport
+import CallAlertText
 import CallAlertVirtualBoard
 import Foundation
 import Logging

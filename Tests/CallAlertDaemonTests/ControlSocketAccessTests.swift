@@ -1,6 +1,6 @@
 import CallAlertControl
-import CallAlertInputs
 import CallAlertTestSupport
+import CallAlertValues
 import Foundation
 import Logging
 import Synchronization

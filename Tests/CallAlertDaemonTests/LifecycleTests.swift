@@ -1,9 +1,9 @@
 import CallAlertControl
 import CallAlertHistory
-import CallAlertInputs
 import CallAlertProtocol
 import CallAlertSimulation
 import CallAlertTestSupport
+import CallAlertValues
 import CallAlertVirtualBoard
 import Foundation
 import Logging

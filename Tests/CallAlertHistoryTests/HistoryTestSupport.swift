@@ -1,5 +1,5 @@
 import CallAlertEngine
-import CallAlertHistory
+import CallAlertValues
 import Foundation
 
 /// A moment `seconds` after a fixed start, at whole milliseconds (the precision the database keeps).

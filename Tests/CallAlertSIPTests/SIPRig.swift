@@ -1,8 +1,8 @@
 import CallAlertDaemon
-import CallAlertInputs
 import CallAlertProtocol
 import CallAlertSimulation
 import CallAlertTestSupport
+import CallAlertText
 import CallAlertVirtualBoard
 import Foundation
 import Logging

@@ -1,8 +1,8 @@
 import CallAlertClient
 import CallAlertControl
-import CallAlertInputs
 import CallAlertProtocol
 import CallAlertSerial
+import CallAlertValues
 import Foundation
 
 /// Prints a value as pretty, key-sorted JSON on standard output, dates in ISO 8601 as the control socket writes them.
