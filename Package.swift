@@ -39,6 +39,9 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
     .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
+    // The tests' one process spawner (CallAlertTestSupport's SpawnedProcess); no traits: Foundation's extras
+    // for Data are not used.
+    .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2", traits: []),
   ],
   targets: [
     // Portable (standard library only; also compiled as Embedded Swift by `make firmware-check`).
@@ -310,6 +313,7 @@ let package = Package(
         "CTestProcess", "CallAlertVirtualBoard", "CallAlertSerial", "CallAlertTransport",
         .product(name: "SystemPackage", package: "swift-system"),
         .product(name: "Clocks", package: "swift-clocks"), .product(name: "Logging", package: "swift-log"),
+        .product(name: "Subprocess", package: "swift-subprocess"),
       ],
       path: "Tests/CallAlertTestSupport", swiftSettings: strictSettings),
     .testTarget(

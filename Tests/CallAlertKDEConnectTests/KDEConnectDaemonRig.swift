@@ -103,8 +103,8 @@ struct KDEConnectDaemonRig {
   /// A phone of this rig, its certificate in a folder of its own.
   func phone(
     _ name: String, folder: String? = nil, id: String? = nil, protocolVersion: Int = 8, listenUDP: Int? = nil
-  ) throws -> ScriptedPhone {
-    try ScriptedPhone(
+  ) async throws -> ScriptedPhone {
+    try await ScriptedPhone(
       daemonUDPPort: udpPort, listenUDP: listenUDP, name: name,
       state: directory + "/" + (folder ?? name.replacingOccurrences(of: " ", with: "-")),
       id: id, protocolVersion: protocolVersion)

@@ -33,7 +33,7 @@ struct SIPRig {
       "callalert-sip-\(UUID().uuidString.prefix(8))")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     socket = directory.appendingPathComponent("control.sock").path
-    port = SIPpProcess.freeUDPPort()
+    port = LoopbackPorts.take()
     let config = directory.appendingPathComponent("config.yaml").path
     let yaml = """
       cap: \(cap)
