@@ -18,7 +18,7 @@ struct BrokerEndToEndTests {
   static func online(_ nodes: [String], broker: Broker) async throws {
     let watcher = try await broker.subscribe("callalert/hosts/+/availability", seconds: 30)
     defer { watcher.kill(SIGKILL) }
-    let lines = Lines(watcher.lines)
+    let lines = LineLog(watcher.lines)
     for node in nodes {
       let line = await lines.first(within: 20) { $0 == "callalert/hosts/\(node)/availability online" }
       #expect(line != nil, "\(node) never came online on the broker")
@@ -30,7 +30,7 @@ struct BrokerEndToEndTests {
   static func boardConnected(_ node: String, _ board: String = "desk", broker: Broker) async throws {
     let state = try await broker.subscribe("callalert/hosts/\(node)/boards/\(board)/state", seconds: 30)
     defer { state.kill(SIGKILL) }
-    let line = await Lines(state.lines).first(within: 20) { $0.contains(#""connected":true"#) }
+    let line = await LineLog(state.lines).first(within: 20) { $0.contains(#""connected":true"#) }
     #expect(line != nil, "\(node)'s \(board) never said it was connected")
   }
 
@@ -103,7 +103,7 @@ struct BrokerEndToEndTests {
     try await Self.online(["upstairs", "downstairs"], broker: broker)
     let missedTopic = try await broker.subscribe("callalert/missed/#", seconds: 60)
     defer { missedTopic.kill(SIGKILL) }
-    let missedLines = Lines(missedTopic.lines)
+    let missedLines = LineLog(missedTopic.lines)
 
     try await broker.publish("callalert/calls/c2", callMessage("c2"))
     for host in [upstairs, downstairs] {
@@ -177,7 +177,7 @@ struct BrokerEndToEndTests {
     // The restarted broker kept the retained call (its persistent store), so the host gets it again on
     // resubscribing: the redelivery the deduplication must absorb.
     let retained = try await broker.subscribe("callalert/calls/c3", seconds: 10)
-    #expect(await Lines(retained.lines).first(within: 10) { $0.hasPrefix("callalert/calls/c3 {") } != nil)
+    #expect(await LineLog(retained.lines).first(within: 10) { $0.hasPrefix("callalert/calls/c3 {") } != nil)
     retained.kill(SIGKILL)
     try await Self.online(["upstairs"], broker: broker)
     // The publisher retries too (its PUBACK was lost with the broker).
@@ -200,7 +200,7 @@ struct BrokerEndToEndTests {
       toFile: config, atomically: true, encoding: .utf8)
     let watcher = try await broker.subscribe("callalert/hosts/killed/availability", seconds: 60)
     defer { watcher.kill(SIGKILL) }
-    let lines = Lines(watcher.lines)
+    let lines = LineLog(watcher.lines)
     let daemon = try await SpawnedProcess(try DaemonProcess.binary(), ["run", "--simulate", "--config", config])
     Task { for await _ in daemon.lines {} }
     #expect(await lines.first(within: 20) { $0.hasSuffix(" online") } != nil)
@@ -216,7 +216,7 @@ struct BrokerEndToEndTests {
     try await broker.start()
     let discovery = try await broker.subscribe("homeassistant/#", seconds: 60)
     defer { discovery.kill(SIGKILL) }
-    let lines = Lines(discovery.lines)
+    let lines = LineLog(discovery.lines)
     let first = try await Host.start("upstairs", broker: broker, boards: ["desk", "bed"])
     let bed = await lines.first(within: 20) {
       $0.hasPrefix("homeassistant/siren/callalert_upstairs/bed_siren/config {")
@@ -311,11 +311,11 @@ struct BrokerEndToEndTests {
     try await Self.online(["upstairs"], broker: broker)
     let watcher = try await broker.subscribe("callalert/hosts/upstairs/boards/+/button", seconds: 30)
     defer { watcher.kill(SIGKILL) }
-    let lines = Lines(watcher.lines)
+    let lines = LineLog(watcher.lines)
     // The board is connected once its state says so (retained, so seen even if published before).
     let state = try await broker.subscribe("callalert/hosts/upstairs/boards/desk/state", seconds: 30)
     defer { state.kill(SIGKILL) }
-    #expect(await Lines(state.lines).first(within: 10) { $0.contains(#""connected":true"#) } != nil)
+    #expect(await LineLog(state.lines).first(within: 10) { $0.contains(#""connected":true"#) } != nil)
     let runner = try #require(runners.withLock { $0["desk"] })
     let topic = "callalert/hosts/upstairs/boards/desk/button "
     await runner.setButton(down: true)
