@@ -367,6 +367,11 @@ let package = Package(
       dependencies: ["CallAlertEngine", "CallAlertProtocol"],
       swiftSettings: strictSettings
     ),
+    .testTarget(name: "CallAlertTextTests", dependencies: ["CallAlertText"], swiftSettings: strictSettings),
+    .testTarget(
+      name: "CallAlertValuesTests",
+      dependencies: ["CallAlertValues", "CallAlertText", "CallAlertEngine", "CallAlertTestSupport"],
+      swiftSettings: strictSettings),
     .testTarget(
       name: "CallAlertInputsTests",
       dependencies: [
