@@ -468,10 +468,9 @@ let package = Package(
     .testTarget(
       name: "CallAlertSIPTests",
       dependencies: [
-        "CallAlertSIP", "CallAlertEngine", "CallAlertDaemon", "CallAlertSimulation",
-        "CallAlertVirtualBoard", "CallAlertProtocol", "CallAlertTestSupport", "CallAlertText", "CallAlertValues",
+        "CallAlertSIP", "CallAlertEngine", "CallAlertVirtualBoard", "CallAlertProtocol", "CallAlertTestSupport",
+        "CallAlertText", "CallAlertValues",
         .product(name: "Logging", package: "swift-log"),
-        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ],
       exclude: ["Scenarios"],
       swiftSettings: strictSettings
@@ -479,12 +478,10 @@ let package = Package(
     .testTarget(
       name: "CallAlertKDEConnectTests",
       dependencies: [
-        "CallAlertKDEConnect", "CallAlertKDEConnectDaemon", "CallAlertDaemon", "CallAlertSimulation",
-        "CallAlertEngine", "CallAlertInputs", "CallAlertControl", "CallAlertTestSupport", "CallAlertHTTPDaemon",
+        "CallAlertKDEConnect", "CallAlertKDEConnectDaemon", "CallAlertEngine", "CallAlertInputs", "CallAlertControl",
+        "CallAlertTestSupport", "CallAlertHTTPDaemon",
         "CallAlertText", "CallAlertValues",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
-        .product(name: "Logging", package: "swift-log"),
-        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOEmbedded", package: "swift-nio"),

@@ -1,4 +1,3 @@
-import CallAlertValues
 import Foundation
 internal import HTTPTypes
 internal import Hummingbird

@@ -1,5 +1,4 @@
 import CallAlertText
-import CallAlertValues
 import NIOCore
 
 /// The first line of a connection a phone opened to us: its identity in plain text, read before TLS starts.

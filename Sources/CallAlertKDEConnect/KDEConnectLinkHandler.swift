@@ -1,4 +1,3 @@
-import CallAlertValues
 import NIOCore
 import NIOSSL
 import NIOTLS

@@ -1,4 +1,3 @@
-import CallAlertValues
 import NIOCore
 import NIOPosix
 import NIOSSL

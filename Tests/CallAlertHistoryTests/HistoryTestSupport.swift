@@ -1,5 +1,4 @@
 import CallAlertEngine
-import CallAlertValues
 import Foundation
 
 /// A moment `seconds` after a fixed start, at whole milliseconds (the precision the database keeps).

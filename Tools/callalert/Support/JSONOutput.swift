@@ -2,7 +2,6 @@ import CallAlertClient
 import CallAlertControl
 import CallAlertProtocol
 import CallAlertSerial
-import CallAlertValues
 import Foundation
 
 /// Prints a value as pretty, key-sorted JSON on standard output, dates in ISO 8601 as the control socket writes them.
