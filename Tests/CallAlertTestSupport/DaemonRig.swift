@@ -51,10 +51,10 @@ public struct DaemonRig: Sendable {
   /// Starts a daemon in `directory` (a new one named after `name` when nil) on the config `config` returns
   /// for that folder (with ``files(in:)`` in it). Its boards come from `boards`: in-process virtual boards by
   /// default (`run --simulate`), each handed to `onBoard` as it is made; nil, the ports the config names. Its
-  /// event lines go to ``events`` and to `eventSink`.
+  /// event lines go to ``events`` and to `eventSink`; `configure` sets any other option of the run.
   public static func start(
     _ name: String, in directory: URL? = nil, config: (URL) -> String, boards: BoardSource? = .virtualBoards(),
-    addOns: [DaemonAddOn] = [], logger: Logger? = nil,
+    addOns: [DaemonAddOn] = [], logger: Logger? = nil, configure: (inout DaemonOptions) -> Void = { _ in },
     onBoard: (@Sendable (String, VirtualBoardRunner<ContinuousClock>) -> Void)? = nil,
     eventSink: @escaping @Sendable (String) -> Void = { _ in }
   ) async throws -> DaemonRig {
@@ -64,6 +64,7 @@ public struct DaemonRig: Sendable {
     var options = DaemonOptions(configPath: configPath, simulate: boards != nil, readStandardInput: false)
     options.boardSource = boards
     options.addOns = addOns
+    configure(&options)
     let events = LineLog()
     let logger = logger ?? Self.logger("callalert-\(name)")
     let make = {
