@@ -85,12 +85,8 @@ public final class ControlSocketServer: Sendable {
     descriptor = fd
   }
 
-  /// Serves connections until cancelled, then closes the socket and removes its file.
-  public func run(handler: @escaping Handler) async {
-    await run(clock: ContinuousClock(), handler: handler)
-  }
-
-  /// Serves connections until cancelled, timing idleness and accept back-off on `clock`.
+  /// Serves connections until cancelled, timing idleness and accept back-off on `clock`; then closes the
+  /// socket and removes its file.
   public func run<C: Clock<Duration>>(clock: C, handler: @escaping Handler) async {
     let (accepted, continuation) = AsyncStream.makeStream(of: (CInt, Int).self)
     let acceptor = ControlSocketAcceptor(
