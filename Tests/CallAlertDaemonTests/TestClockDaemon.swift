@@ -17,6 +17,8 @@ final class TestClockDaemon: Sendable {
   private let group: ServiceGroup
   private let running: Task<Void, any Error>
   private let boards: [String: Board]
+  /// The in-process lights, by board name.
+  let lights: [String: VirtualLight<TestClock<Duration>>]
 
   /// An in-process board, and what it plays as it changes.
   final class Board: Sendable {
@@ -36,14 +38,17 @@ final class TestClockDaemon: Sendable {
   /// Builds the daemon `options` ask for, with every configured board in-process, and runs it.
   init(options: DaemonOptions, eventSink: @escaping @Sendable (String) -> Void = { _ in }) async throws {
     let made = Mutex<[(String, VirtualBoardRunner<TestClock<Duration>>)]>([])
+    let lights = Mutex<[String: VirtualLight<TestClock<Duration>>]>([:])
     var options = options
     options.boardSource = .virtualBoards(
-      clock: clock, created: { name, runner in made.withLock { $0.append((name, runner)) } })
+      clock: clock, created: { name, runner in made.withLock { $0.append((name, runner)) } },
+      createdLight: { name, light in lights.withLock { $0[name] = light } })
     group = try await Daemon.makeServiceGroup(
       options: options, clock: clock, logger: Logger(label: "test"), eventSink: eventSink)
     var boards: [String: Board] = [:]
     for (name, runner) in made.withLock({ $0 }) { boards[name] = await Board(runner) }
     self.boards = boards
+    self.lights = lights.withLock { $0 }
     running = Task { [group] in try await group.run() }
   }
 
