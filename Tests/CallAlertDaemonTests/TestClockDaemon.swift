@@ -1,6 +1,8 @@
 import CallAlertDaemon
+import CallAlertProtocol
 import CallAlertSimulation
 import CallAlertTestSupport
+import CallAlertTransport
 import CallAlertVirtualBoard
 import Clocks
 import Logging
@@ -55,15 +57,27 @@ final class TestClockDaemon: Sendable {
   /// The in-process board of that name.
   func board(_ name: String = "desk") -> Board? { boards[name] }
 
-  /// Moves the clock in small steps until something plays on `board` (`true`) or nothing does (`false`),
-  /// taking the board's changes in order; false when that did not happen within `limit` of virtual time.
+  /// Moves the clock in small steps until something plays on `board` and sounds (`true`), or nothing plays
+  /// (`false`), taking the board's changes in order; false when that did not happen within `limit` of virtual
+  /// time. A board starts a play's first step at its next tick, which on a test clock comes only when the
+  /// clock moves: in real time it came by itself a millisecond later. Then the clock moves a millisecond more.
   func waitUntil(_ board: Board, playing: Bool, within limit: Duration = .seconds(10)) async -> Bool {
     let playback = board.playback
     let seen = try? await driving(clock, within: limit) {
       for await token in playback where (token != nil) == playing { return true }
       return false
     }
-    return seen == true
+    guard seen == true else { return false }
+    guard playing else { return true }
+    let runner = board.runner
+    let sounds = await advance(within: limit) {
+      await runner.withBoard { $0.actuators.isAlerting || !$0.timeline.alertSpans.isEmpty }
+    }
+    // And a millisecond on, as real time would have moved: a ring stopped within the millisecond it began
+    // leaves no entry in the board's timeline (a change at the same millisecond replaces the one before).
+    await clock.advance(by: .milliseconds(1))
+    await DescriptorEventLoop.shared.caughtUp()
+    return sounds
   }
 
   /// Moves the clock in small steps until `condition` holds; false when it did not within `limit`.
@@ -72,11 +86,14 @@ final class TestClockDaemon: Sendable {
   }
 
   /// Shuts the daemon down gracefully, moving the clock while it stops (its boards' last STOPs are timed on
-  /// it); whether it stopped within `limit` of virtual time.
+  /// it); throws ``Timeout`` when it did not stop within `limit` of virtual time.
   func shutDown(within limit: Duration = .seconds(10)) async throws {
     await group.triggerGracefulShutdown()
     let running = running
-    let stopped = try await driving(clock, within: limit) { try await running.value }
+    let stopped = try await driving(clock, within: limit) { () async throws -> Bool in
+      try await running.value
+      return true
+    }
     if stopped == nil { throw Timeout() }
   }
 
