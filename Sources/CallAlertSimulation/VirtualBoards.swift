@@ -78,7 +78,10 @@ struct VirtualBoardService<C: Clock<Duration>>: Service {
 
   func run() async throws {
     await cancelWhenGracefulShutdown {
-      _ = try? await runner.run()
+      // On the runner's loop, its children too: the board's reads of its line, its writer and its wake-ups run
+      // there, beside the daemon, instead of hopping through the concurrency pool for every chunk (and a test
+      // that steps a test clock and lets the loop catch up sees the board act on every step).
+      await withTaskExecutorPreference(runner.loop) { _ = try? await runner.run() }
       await untilCancelled()
     }
   }
