@@ -130,10 +130,11 @@ public enum Daemon {
   }
 
   /// Builds the daemon's services (engine and boards, control socket, event printer, standard input) as a
-  /// group that stops gracefully on `signals` or on `triggerGracefulShutdown()`. Every deadline, retry and
-  /// timeout of the daemon is on `clock` (the wall clock still dates events and applies quiet hours): the
-  /// `ContinuousClock` when it serves, a test clock when a test drives it (with in-process boards on the same
-  /// clock, `BoardSource.virtualBoards(clock:created:)`).
+  /// group that stops gracefully on `signals` or on `triggerGracefulShutdown()`. The deadlines, retries and
+  /// timeouts of the engine, the boards, the sources, the control socket and the history's retries are on
+  /// `clock`: the `ContinuousClock` when it serves, a test clock when a test drives it (with in-process boards
+  /// on the same clock, `BoardSource.virtualBoards(clock:created:createdLight:)`). The wall clock still dates
+  /// events and applies quiet hours, and the history's threads time their own batching and file checks.
   public static func makeServiceGroup<C: Clock<Duration>>(
     options: DaemonOptions, clock: C, logger: Logger, signals: [UnixSignal] = [],
     eventSink: (@Sendable (String) -> Void)? = nil
