@@ -299,6 +299,7 @@ let package = Package(
         "CallAlertHistory", "CallAlertValues", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
       ],
       path: "Tools/bench", exclude: ["MallocCounter", "floor"], swiftSettings: strictSettings),
     // The floor the bench compares the daemon's latency with: the same trips in plain C (Tools/bench/floor).

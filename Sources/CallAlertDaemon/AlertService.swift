@@ -20,7 +20,7 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
   public nonisolated var unownedExecutor: UnownedSerialExecutor { DescriptorEventLoop.shared.asUnownedSerialExecutor() }
 
   /// Opens a transport to a board, by the board's name.
-  public typealias Connector = @Sendable () async throws -> any ByteTransport
+  public typealias Connector = BoardConnector
 
   /// An event as published: what happened and when (wall clock).
   public struct Published: Sendable {

@@ -3,6 +3,9 @@ import CallAlertLights
 import CallAlertTransport
 import ServiceLifecycle
 
+/// Opens a transport to a board; the same for every clock the daemon may run on.
+public typealias BoardConnector = @Sendable () async throws -> any ByteTransport
+
 /// Where the daemon's boards come from: each configured board's connector, and the services that must run
 /// beside the daemon for them (an in-process virtual board's runner).
 ///
@@ -14,7 +17,7 @@ public struct BoardSource: Sendable {
   /// its services last to first, so these outlive the daemon's last words to the boards).
   public struct Boards {
     /// How to open each board's link, by board name.
-    public var connectors: [String: AlertService<ContinuousClock>.Connector]
+    public var connectors: [String: BoardConnector]
     /// How to open each board that is a USB light, by board name.
     public var lights: [String: LightConnection]
     /// What must run for the boards to answer.
@@ -22,7 +25,7 @@ public struct BoardSource: Sendable {
 
     /// Creates the boards' connectors and services.
     public init(
-      connectors: [String: AlertService<ContinuousClock>.Connector], lights: [String: LightConnection] = [:],
+      connectors: [String: BoardConnector], lights: [String: LightConnection] = [:],
       services: [any Service] = []
     ) {
       self.connectors = connectors
@@ -43,7 +46,7 @@ public struct BoardSource: Sendable {
   /// each light through hidapi, by its hidraw path, its serial number or the first of its kind.
   public static func serialPorts(baudRate: Int) -> BoardSource {
     BoardSource { boards in
-      var connectors: [String: AlertService<ContinuousClock>.Connector] = [:]
+      var connectors: [String: BoardConnector] = [:]
       var lights: [String: LightConnection] = [:]
       for board in boards {
         if let kind = board.kind.lightKind {

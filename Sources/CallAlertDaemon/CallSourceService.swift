@@ -39,7 +39,7 @@ public struct CallSourceContext<C: Clock>: Sendable where C.Duration == Duration
 /// Every source of calls the daemon knows: one line each.
 enum CallSources {
   /// The sources `context`'s configuration asks for, in the order `status` lists them.
-  static func all(in context: CallSourceContext<ContinuousClock>) -> [any CallSourceService] {
+  static func all<C: Clock<Duration>>(in context: CallSourceContext<C>) -> [any CallSourceService] {
     let made: [(any CallSourceService)?] = [
       BridgeSourcesService(context),
       MQTTService(context),

@@ -17,10 +17,11 @@ import SystemPackage
 /// ``ControlIdleSweeper``.
 ///
 /// Readiness comes from the process's one event loop (a one-shot ``DescriptorWatch``, armed only while a read or
-/// a write waits). Every mutable property is confined to the loop's thread, where the watch reports and where
-/// the server's tasks run, so that a request is read, answered and written without a thread hand-off (work
-/// from elsewhere is handed to the loop); the descriptor is closed there, after the watch is cancelled.
-final class ControlConnection<C: Clock<Duration>>: @unchecked Sendable {
+/// a write waits). The connection is isolated to the loop (``EventLoopActor``), where the watch reports and
+/// where the server's tasks run, so that a request is read, answered and written without a thread hand-off;
+/// the descriptor is closed there, after the watch is cancelled.
+@EventLoopActor
+final class ControlConnection<C: Clock<Duration>> {
   /// What a read brought.
   enum Received: Equatable {
     /// Bytes, at most one read's worth.
@@ -42,12 +43,10 @@ final class ControlConnection<C: Clock<Duration>>: @unchecked Sendable {
   /// The name in logs and error lines, such as `socket#3`.
   let name: String
   private let descriptor: CInt
-  private let loop = DescriptorEventLoop.shared
   private let outputLimit: Int
   private let clock: C
-  private let onClose: @Sendable (CloseReason) -> Void
+  private let onClose: @EventLoopActor (CloseReason) -> Void
 
-  // Confined to the loop's thread.
   private var watch: DescriptorWatch?  // set once in init (its handler needs `self`)
   private var isOpen = true
   private var writeArmed = false  // output waits for room
@@ -62,7 +61,7 @@ final class ControlConnection<C: Clock<Duration>>: @unchecked Sendable {
   /// Takes ownership of `descriptor`, a connected, non-blocking stream socket.
   init(
     taking descriptor: CInt, name: String, outputLimit: Int, clock: C,
-    onClose: @escaping @Sendable (CloseReason) -> Void
+    onClose: @escaping @EventLoopActor (CloseReason) -> Void
   ) {
     self.descriptor = descriptor
     self.name = name
@@ -71,7 +70,7 @@ final class ControlConnection<C: Clock<Duration>>: @unchecked Sendable {
     self.onClose = onClose
     lastActivity = clock.now
     watch = DescriptorWatch(FileDescriptor(rawValue: descriptor)) { [weak self] events in
-      self?.ready(events)  // on the loop's thread
+      EventLoopActor.assumeIsolated { self?.ready(events) }  // the watch reports on the loop's thread
     }
   }
 
@@ -79,9 +78,7 @@ final class ControlConnection<C: Clock<Duration>>: @unchecked Sendable {
 
   /// The next bytes from the client, waiting (without a thread) until some arrive; reads nothing before asked.
   func receive() async -> Received {
-    await withCheckedContinuation { (waiter: CheckedContinuation<Received, Never>) in
-      loop.perform { self.startReceiving(waiter) }
-    }
+    await withCheckedContinuation { (waiter: CheckedContinuation<Received, Never>) in startReceiving(waiter) }
   }
 
   private func startReceiving(_ waiter: CheckedContinuation<Received, Never>) {
@@ -133,21 +130,17 @@ final class ControlConnection<C: Clock<Duration>>: @unchecked Sendable {
 
   /// Queues `bytes` to be sent; false when the connection is closed, or closes now because the client has
   /// left more than the output limit unread.
-  func send(_ bytes: [UInt8]) async -> Bool {
-    await withCheckedContinuation { (done: CheckedContinuation<Bool, Never>) in
-      loop.perform { done.resume(returning: self.enqueue(bytes)) }
-    }
+  func send(_ bytes: [UInt8]) -> Bool {
+    enqueue(bytes)
   }
 
   /// Returns once every queued byte is sent, or the connection is closed.
   func drain() async {
     await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
-      loop.perform {
-        if !self.isOpen || self.outputOffset == self.output.count {
-          waiter.resume()
-        } else {
-          self.drainWaiters.append(waiter)
-        }
+      if !isOpen || outputOffset == output.count {
+        waiter.resume()
+      } else {
+        drainWaiters.append(waiter)
       }
     }
   }
@@ -202,20 +195,18 @@ final class ControlConnection<C: Clock<Duration>>: @unchecked Sendable {
 
   /// Marks the connection as working on a request, which is not idleness; every change counts as activity.
   func setBusy(_ isBusy: Bool) {
-    loop.perform {
-      self.busy = isBusy
-      self.lastActivity = self.clock.now
-    }
+    busy = isBusy
+    lastActivity = clock.now
   }
 
   /// When the connection will have been idle for `timeout`: its last activity plus the timeout, or a whole
-  /// timeout from now while a request is being answered; nil once closed. On the loop's thread.
+  /// timeout from now while a request is being answered; nil once closed.
   func idleDeadline(timeout: Duration) -> C.Instant? {
     guard isOpen else { return nil }
     return busy ? clock.now.advanced(by: timeout) : lastActivity.advanced(by: timeout)
   }
 
-  /// Tells the client why and closes the connection, idle for `timeout`. On the loop's thread.
+  /// Tells the client why and closes the connection, idle for `timeout`.
   func closeIdle(timeout: Duration) {
     guard isOpen else { return }
     let line = Array(#"{"ok":false,"error":"closing a connection idle for \#(timeout)"}"#.utf8) + [0x0A]
@@ -225,7 +216,7 @@ final class ControlConnection<C: Clock<Duration>>: @unchecked Sendable {
 
   /// Closes the connection; waiting reads end and waiting drains return. Calling it again does nothing.
   func close() {
-    loop.perform { self.end(.finished) }
+    end(.finished)
   }
 
   private func end(_ reason: CloseReason) {

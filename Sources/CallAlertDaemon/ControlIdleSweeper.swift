@@ -6,15 +6,13 @@ import CallAlertTransport
 /// is open. A connection that lives a millisecond (`callalert notify`) costs an entry in a dictionary, not a
 /// timer of its own.
 ///
-/// The connections are confined to the event loop's thread, and so is this registry: everything here runs
-/// there (work from elsewhere is handed to the loop). The wake-ups come from one ``DeadlineTimer`` (on the
-/// loop's alarm for the real clock).
-final class ControlIdleSweeper<C: Clock<Duration>>: @unchecked Sendable {
+/// The connections are isolated to the event loop (``EventLoopActor``), and so is this registry. The wake-ups
+/// come from one ``DeadlineTimer`` (on the loop's alarm for the real clock).
+@EventLoopActor
+final class ControlIdleSweeper<C: Clock<Duration>> {
   private let timeout: Duration
   private let deadlines: DeadlineTimer<C>
-  private let loop = DescriptorEventLoop.shared
 
-  // Confined to the loop's thread.
   private var connections: [Int: ControlConnection<C>] = [:]
 
   init(timeout: Duration, clock: C) {
@@ -23,22 +21,20 @@ final class ControlIdleSweeper<C: Clock<Duration>>: @unchecked Sendable {
   }
 
   /// Sweeps at each deadline until cancelled.
-  func run() async {
-    await deadlines.run { [self] in loop.perform { self.sweep() } }
+  nonisolated func run() async {
+    await deadlines.run { [self] in await sweep() }
   }
 
   /// Watches `connection`, the server's number `number`, from now on.
   func add(_ connection: ControlConnection<C>, number: Int) {
-    loop.perform { [self] in
-      connections[number] = connection
-      // A deadline already set is at least as early as this connection's first possible one.
-      if deadlines.scheduledMs == nil { schedule(deadlines.clock.now.advanced(by: timeout)) }
-    }
+    connections[number] = connection
+    // A deadline already set is at least as early as this connection's first possible one.
+    if deadlines.scheduledMs == nil { schedule(deadlines.clock.now.advanced(by: timeout)) }
   }
 
   /// Forgets connection `number` (closed). A deadline set for it stays: its wake-up finds nothing to do.
   func remove(number: Int) {
-    loop.perform { self.connections[number] = nil }
+    connections[number] = nil
   }
 
   private func sweep() {

@@ -15,10 +15,10 @@ import SystemPackage
 /// instead of retrying at once: the listening socket stays readable, so retrying would spin a core.
 ///
 /// The listening socket is watched by the process's event loop (a one-shot ``DescriptorWatch``, armed again
-/// after each burst of accepts and not while paused). Every mutable property is confined to the loop's
-/// thread, where the watch reports (work from elsewhere is handed to the loop); the socket is closed there,
-/// after the watch is cancelled.
-final class ControlSocketAcceptor<C: Clock<Duration>>: @unchecked Sendable {
+/// after each burst of accepts and not while paused). The acceptor is isolated to the loop
+/// (``EventLoopActor``), where the watch reports; the socket is closed there, after the watch is cancelled.
+@EventLoopActor
+final class ControlSocketAcceptor<C: Clock<Duration>> {
   private let descriptor: CInt
   private let limits: ControlSocketLimits
   private let connections: ConnectionBudget
@@ -27,13 +27,11 @@ final class ControlSocketAcceptor<C: Clock<Duration>>: @unchecked Sendable {
   private let accept: @Sendable (CInt) -> CInt
   private let clock: C
   private let accepted: AsyncStream<(CInt, Int)>.Continuation
-  fileprivate let loop = DescriptorEventLoop.shared
   private let descriptorCeiling: Int
 
-  // Confined to the loop's thread.
-  fileprivate var watch: DescriptorWatch?  // set once in init (its handler needs `self`)
-  fileprivate var paused = false
-  fileprivate var running = true
+  private var watch: DescriptorWatch?  // set once in init (its handler needs `self`)
+  private var paused = false
+  private var running = true
   private var backoff: Duration?
   private var resumeTask: Task<Void, Never>?
   private var active = 0
@@ -59,22 +57,20 @@ final class ControlSocketAcceptor<C: Clock<Duration>>: @unchecked Sendable {
     let soft = getrlimit(resourceNoFile, &limit) == 0 ? Int(clamping: limit.rlim_cur) : Int.max
     descriptorCeiling = soft == Int.max ? Int.max : soft - limits.reservedDescriptors
     watch = DescriptorWatch(FileDescriptor(rawValue: descriptor)) { [weak self] _ in
-      self?.acceptAll()  // on the loop's thread
+      EventLoopActor.assumeIsolated { self?.acceptAll() }  // the watch reports on the loop's thread
     }
-    loop.perform { self.armWatch() }
+    armWatch()
   }
 
   /// Stops accepting and closes the listening socket.
   func stop() {
-    loop.perform { [self] in
-      guard running else { return }
-      running = false
-      resumeTask?.cancel()
-      // The watch first, then the socket: no report can reach a closed (or reused) descriptor number.
-      watch?.cancel()
-      _ = systemClose(descriptor)
-      accepted.finish()
-    }
+    guard running else { return }
+    running = false
+    resumeTask?.cancel()
+    // The watch first, then the socket: no report can reach a closed (or reused) descriptor number.
+    watch?.cancel()
+    _ = systemClose(descriptor)
+    accepted.finish()
   }
 
   /// Asks the event loop for the next client; on failure (not expected for a listening socket) accepting
@@ -89,10 +85,8 @@ final class ControlSocketAcceptor<C: Clock<Duration>>: @unchecked Sendable {
 
   /// A served client has gone: its slot is free.
   func connectionDidClose() {
-    loop.perform {
-      self.active -= 1
-      self.connections.give(.controlSocket)
-    }
+    active -= 1
+    connections.give(.controlSocket)
   }
 
   private func acceptAll() {
@@ -165,16 +159,12 @@ final class ControlSocketAcceptor<C: Clock<Duration>>: @unchecked Sendable {
       self?.resumeAccepting()
     }
   }
-}
 
-extension ControlSocketAcceptor {
   /// Ends a pause in accepting (unless stopped meanwhile).
-  fileprivate func resumeAccepting() {
-    loop.perform { [self] in
-      guard running, paused else { return }
-      paused = false
-      acceptAll()  // takes the clients that queued up during the pause, then arms the watch again
-    }
+  private func resumeAccepting() {
+    guard running, paused else { return }
+    paused = false
+    acceptAll()  // takes the clients that queued up during the pause, then arms the watch again
   }
 }
 

@@ -1,4 +1,5 @@
 import CallAlertControl
+import CallAlertTransport
 @preconcurrency import Dispatch
 import Logging
 
@@ -85,12 +86,10 @@ public final class ControlSocketServer: Sendable {
     descriptor = fd
   }
 
-  /// Serves connections until cancelled, then closes the socket and removes its file.
-  public func run(handler: @escaping Handler) async {
-    await run(clock: ContinuousClock(), handler: handler)
-  }
-
-  /// Serves connections until cancelled, timing idleness and accept back-off on `clock`.
+  /// Serves connections until cancelled, timing idleness and accept back-off on `clock`; then closes the
+  /// socket and removes its file. Isolated to the event loop, as its connections are: a request is read,
+  /// handed to `handler` and answered on the loop's thread.
+  @EventLoopActor
   public func run<C: Clock<Duration>>(clock: C, handler: @escaping Handler) async {
     let (accepted, continuation) = AsyncStream.makeStream(of: (CInt, Int).self)
     let acceptor = ControlSocketAcceptor(
@@ -121,12 +120,13 @@ public final class ControlSocketServer: Sendable {
         group.cancelAll()
       }
     } onCancel: {
-      acceptor.stop()
+      Task { @EventLoopActor in acceptor.stop() }
     }
     unlink(path)
   }
 
   /// Answers a client's lines in order until it is done, then sends what is left and closes.
+  @EventLoopActor
   static func serve<C: Clock<Duration>>(
     _ connection: ControlConnection<C>, limits: ControlSocketLimits, handler: Handler
   ) async {
@@ -134,10 +134,11 @@ public final class ControlSocketServer: Sendable {
     await withTaskCancellationHandler {
       await serveLines(connection, limits: limits, handler: handler)
     } onCancel: {
-      connection.close()
+      Task { @EventLoopActor in connection.close() }
     }
   }
 
+  @EventLoopActor
   private static func serveLines<C: Clock<Duration>>(
     _ connection: ControlConnection<C>, limits: ControlSocketLimits, handler: Handler
   ) async {
@@ -163,7 +164,7 @@ public final class ControlSocketServer: Sendable {
               "\(connection.name):\(number):1: line longer than \(limits.maxLineLength / 1024) KiB; it was skipped"
             ).line
         }
-        guard await connection.send(Array((answer + "\n").utf8)) else { break reading }
+        guard connection.send(Array((answer + "\n").utf8)) else { break reading }
       }
       if received == .end { break }
     }

@@ -115,15 +115,29 @@ public enum Daemon {
     options: DaemonOptions, logger: Logger, signals: [UnixSignal] = [.sigterm, .sigint],
     notifier: SystemdNotifier = .fromEnvironment()
   ) async throws {
-    let group = try await makeServiceGroup(options: options, logger: logger, signals: signals)
+    let group = try await makeServiceGroup(options: options, clock: ContinuousClock(), logger: logger, signals: signals)
     notifier.ready(status: "serving")
     try await group.run()
   }
 
-  /// Builds the daemon's services (engine and boards, control socket, event printer, standard input) as a
-  /// group that stops gracefully on `signals` or on `triggerGracefulShutdown()`.
+  /// Builds the daemon's services on the real clock: ``makeServiceGroup(options:clock:logger:signals:eventSink:)``
+  /// with the `ContinuousClock`.
   public static func makeServiceGroup(
     options: DaemonOptions, logger: Logger, signals: [UnixSignal] = [], eventSink: (@Sendable (String) -> Void)? = nil
+  ) async throws -> ServiceGroup {
+    try await makeServiceGroup(
+      options: options, clock: ContinuousClock(), logger: logger, signals: signals, eventSink: eventSink)
+  }
+
+  /// Builds the daemon's services (engine and boards, control socket, event printer, standard input) as a
+  /// group that stops gracefully on `signals` or on `triggerGracefulShutdown()`. The deadlines, retries and
+  /// timeouts of the engine, the boards, the sources, the control socket and the history's retries are on
+  /// `clock`: the `ContinuousClock` when it serves, a test clock when a test drives it (with in-process boards
+  /// on the same clock, `BoardSource.virtualBoards(clock:created:createdLight:)`). The wall clock still dates
+  /// events and applies quiet hours, and the history's threads time their own batching and file checks.
+  public static func makeServiceGroup<C: Clock<Duration>>(
+    options: DaemonOptions, clock: C, logger: Logger, signals: [UnixSignal] = [],
+    eventSink: (@Sendable (String) -> Void)? = nil
   ) async throws -> ServiceGroup {
     SignalHandling.ignoreBrokenPipes()
     let hangups = SignalHandling.hangups()  // from here on, SIGHUP reloads the config instead of ending the daemon
@@ -135,10 +149,12 @@ public enum Daemon {
       logger.notice("do_not_disturb: as changed on the page (\(quietHours.path)), not as in the config file")
     }
     let patternTable = try PatternCatalog.load(for: configuration)
-    let printer = eventSink == nil ? EventPrinter(logger: logger) : nil
+    let printerStart = clock.now
+    let printer =
+      eventSink == nil ? EventPrinter(logger: logger, now: { printerStart.duration(to: clock.now) }) : nil
     // The history never stops the daemon: one that cannot be opened or written is degraded (HistoryWriter).
     let writer = HistoryWriter(
-      path: configuration.historyPath, keepDays: configuration.historyKeepDays, clock: ContinuousClock(),
+      path: configuration.historyPath, keepDays: configuration.historyKeepDays, clock: clock,
       logger: logger,
       onChange: { [format = configuration.eventsFormat] health in
         let line = health.eventLine(format: format, at: Date())
@@ -157,7 +173,7 @@ public enum Daemon {
     let connectors = boards.connectors
     let logger = logger
     let service = AlertService(
-      configuration: configuration.engine, connectors: connectors, lights: boards.lights, clock: ContinuousClock(),
+      configuration: configuration.engine, connectors: connectors, lights: boards.lights, clock: clock,
       logger: logger,
       recorder: { event, at in writer.record(event, at: at) },
       recorderRoom: { if writer.isBehind { await writer.waitForRoom() } },
@@ -171,7 +187,7 @@ public enum Daemon {
     let sources = CallSources.all(
       in: CallSourceContext(
         configuration: configuration, intake: intake, service: service, patterns: patternTable,
-        clock: ContinuousClock(), logger: logger,
+        clock: clock, logger: logger,
         announce: { [format = configuration.eventsFormat] source in
           let line = source.eventLine(format: format, at: Date())
           if let eventSink { eventSink(line) } else { printer?.print(line) }
@@ -191,7 +207,7 @@ public enum Daemon {
     var services = boards.services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) }
     services += [
       .init(service: AlertServiceRunner(service: service, history: writer, locks: locks, logger: logger)),
-      .init(service: ControlSocketService(server: server, handler: handle)),
+      .init(service: ControlSocketService(server: server, clock: clock, handler: handle)),
       .init(service: EventPrinterService(events: events, reloader: reloader, printer: printer, eventSink: eventSink)),
       .init(service: HangupReloadService(hangups: hangups, reloader: reloader)),
     ]
@@ -203,7 +219,8 @@ public enum Daemon {
       services.append(.init(service: StandardInputService(endpoint: endpoint), successTerminationBehavior: .ignore))
     }
     services += try await addOnServices(
-      options, configuration, handler: handler, service: service, connections: server.connections, logger: logger,
+      options, configuration, handler: handler, service: service, clock: clock, connections: server.connections,
+      logger: logger,
       hooks: addOnHooks,
       announce: { [format = configuration.eventsFormat] source in
         let line = source.eventLine(format: format, at: Date())
@@ -215,7 +232,7 @@ public enum Daemon {
   }
 
   /// Opens a configured board: its port path, `auto`, or the port whose board has its serial number.
-  static func connector(for board: AlertBoard, baudRate: Int) -> AlertService<ContinuousClock>.Connector {
+  static func connector(for board: AlertBoard, baudRate: Int) -> BoardConnector {
     { @Sendable in
       if let port = board.port, port != "auto" { return try SerialPort.open(port, baudRate: baudRate) }
       if let serial = board.serialNumber {

@@ -58,6 +58,8 @@ public struct DaemonAddOnContext: Sendable {
   public var connections: ConnectionBudget
   /// The daemon's logger.
   public var logger: Logger
+  /// The daemon's clock, for an add-on's deadlines and retries (a test's clock when a test drives the daemon).
+  public var clock: any Clock<Duration>
   /// Where an add-on registers its `status` entries and its answer to `pair`.
   public var hooks: DaemonAddOnHooks
   /// Prints a source's change of state as an event line (beside the engine's events), as SIP accounts do.
@@ -73,9 +75,9 @@ public struct DaemonAddOnContext: Sendable {
 
 extension Daemon {
   /// The add-ons' services.
-  static func addOnServices<C: Clock>(
+  static func addOnServices<C: Clock<Duration>>(
     _ options: DaemonOptions, _ configuration: DaemonConfiguration, handler: ControlHandler<C>,
-    service: AlertService<C>, connections: ConnectionBudget, logger: Logger, hooks: DaemonAddOnHooks,
+    service: AlertService<C>, clock: C, connections: ConnectionBudget, logger: Logger, hooks: DaemonAddOnHooks,
     announce: @escaping @Sendable (StatusReport.Source) -> Void
   ) async throws(DaemonStartError) -> [ServiceGroupConfiguration.ServiceConfiguration] {
     let context = DaemonAddOnContext(
@@ -94,7 +96,7 @@ extension Daemon {
       }, linkStatistics: { await service.boardLinkStatistics() },
       onCallToPlay: { listener in service.onCallToPlay(listener) },
       callIsRecorded: { [history = handler.history] id in await history.containsCall(id: id) },
-      connections: connections, logger: logger, hooks: hooks, announce: announce,
+      connections: connections, logger: logger, clock: clock, hooks: hooks, announce: announce,
       buildPatterns: { [reloader = handler.reloader] (text, path) throws(DaemonStartError) in
         try PatternCatalog.build(text: text, path: path, for: reloader.current)
       },

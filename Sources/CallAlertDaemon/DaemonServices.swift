@@ -16,8 +16,8 @@ import ServiceLifecycle
 
 /// The alert engine and its boards; at the end, the last events reach the history and calls that rang
 /// until the boards went quiet are closed.
-struct AlertServiceRunner: Service {
-  let service: AlertService<ContinuousClock>
+struct AlertServiceRunner<C: Clock<Duration>>: Service {
+  let service: AlertService<C>
   let history: HistoryWriter
   let locks: [InstanceLock]
   let logger: Logger
@@ -31,21 +31,23 @@ struct AlertServiceRunner: Service {
 }
 
 /// The control socket: each request line to the handler, its answer back.
-struct ControlSocketService: Service {
+struct ControlSocketService<C: Clock<Duration>>: Service {
   let server: ControlSocketServer
+  /// Times idleness and accept back-off.
+  let clock: C
   let handler: ControlSocketServer.Handler
 
   func run() async throws {
     await cancelWhenGracefulShutdown {
-      await withTaskExecutorPreference(DescriptorEventLoop.shared) { await server.run(handler: handler) }
+      await withTaskExecutorPreference(DescriptorEventLoop.shared) { await server.run(clock: clock, handler: handler) }
     }
   }
 }
 
 /// Prints every engine event on standard output (or hands it to the test's sink), in the format the
 /// configuration in force asks for.
-struct EventPrinterService: Service {
-  let events: AsyncStream<AlertService<ContinuousClock>.Published>
+struct EventPrinterService<C: Clock<Duration>>: Service {
+  let events: AsyncStream<AlertService<C>.Published>
   let reloader: ConfigurationReloader
   let printer: EventPrinter?
   let eventSink: (@Sendable (String) -> Void)?

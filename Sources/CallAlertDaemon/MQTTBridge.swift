@@ -15,12 +15,12 @@ import ServiceLifecycle
 /// connection (keepalive, reconnection with backoff), and the retained state is compared with the engine's
 /// after every event and every input that changes it without an event (a board plugged in, a switch from
 /// the control socket), and once per keepalive as a safety net; it is published only when it changed.
-public actor MQTTBridge {
+public actor MQTTBridge<C: Clock<Duration>> {
   private let settings: MQTTSettings
   /// Where its calls go, as `mqtt`.
-  private let intake: CallIntake<ContinuousClock>
+  private let intake: CallIntake<C>
   /// The engine, for what MQTT does besides calls: do-not-disturb, acknowledgements, the shared state.
-  private let service: AlertService<ContinuousClock>
+  private let service: AlertService<C>
   private let logger: Logger
   private let tones: [String]
   private let capMs: UInt64
@@ -29,7 +29,9 @@ public actor MQTTBridge {
   private var connection: MQTTConnection?
   private var shared: MQTTSharedState
   private var deduplicator = MQTTDeduplicator()
-  private let started = ContinuousClock.now
+  /// Times the deduplication window.
+  private let clock: C
+  private let started: C.Instant
   private var health = BridgeHealth(state: .connecting)
   private var missedHere: Set<String> = []
   /// Calls another host's acknowledgement named: clearing them here is not announced again, so that one
@@ -42,18 +44,20 @@ public actor MQTTBridge {
   private var announcedBoards: [HomeAssistantDiscovery.Board] = []
 
   /// The bridge for the context's `mqtt:` section; nil without one.
-  static func make(_ context: CallSourceContext<ContinuousClock>) -> MQTTBridge? {
+  static func make(_ context: CallSourceContext<C>) -> MQTTBridge? {
     guard let settings = context.configuration.mqtt else { return nil }
     let tones = (context.patterns?.file.patterns.map(\.name) ?? []) + BuiltInPatterns.names
     return MQTTBridge(
       settings: settings, intake: context.intake, service: context.service, tones: tones,
-      capMs: context.configuration.engine.capMs, logger: context.logger)
+      capMs: context.configuration.engine.capMs, clock: context.clock, logger: context.logger)
   }
 
   init(
-    settings: MQTTSettings, intake: CallIntake<ContinuousClock>, service: AlertService<ContinuousClock>,
-    tones: [String], capMs: UInt64, logger: Logger
+    settings: MQTTSettings, intake: CallIntake<C>, service: AlertService<C>,
+    tones: [String], capMs: UInt64, clock: C, logger: Logger
   ) {
+    self.clock = clock
+    started = clock.now
     self.settings = settings
     self.intake = intake
     self.service = service
@@ -381,17 +385,17 @@ public actor MQTTBridge {
   }
 
   private var elapsedMs: UInt64 {
-    let (seconds, attoseconds) = (ContinuousClock.now - started).components
+    let (seconds, attoseconds) = started.duration(to: clock.now).components
     return UInt64(max(0, seconds)) * 1_000 + UInt64(max(0, attoseconds)) / 1_000_000_000_000_000
   }
 }
 
 /// The MQTT link (`mqtt:` in the config) as a source of calls: made only when configured.
-struct MQTTService: CallSourceService {
-  let bridge: MQTTBridge
+struct MQTTService<C: Clock<Duration>>: CallSourceService {
+  let bridge: MQTTBridge<C>
 
   /// The service for the context's `mqtt:` section; nil without one.
-  init?(_ context: CallSourceContext<ContinuousClock>) {
+  init?(_ context: CallSourceContext<C>) {
     guard let bridge = MQTTBridge.make(context) else { return nil }
     self.bridge = bridge
   }

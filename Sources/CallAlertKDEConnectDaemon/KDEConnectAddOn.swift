@@ -14,10 +14,10 @@ extension DaemonAddOn {
   /// `pair` request accepts a pending pairing; an acknowledged call asks its phone to mute the ringer.
   ///
   /// - Parameters:
-  ///   - clock: What the announcements and the pairing's 30 s wait on (a test's clock in tests).
+  ///   - clock: What the announcements and the pairing's 30 s wait on; nil: the daemon's clock.
   ///   - onListening: told the TCP port once the sockets are open.
   public static func kdeConnect(
-    clock: any Clock<Duration> = ContinuousClock(), onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+    clock: (any Clock<Duration>)? = nil, onListening: @escaping @Sendable (Int) async -> Void = { _ in }
   ) -> DaemonAddOn {
     DaemonAddOn(
       name: "kdeconnect",
@@ -38,7 +38,7 @@ extension DaemonAddOn {
       let service: KDEConnectService
       do {
         service = try KDEConnectService(
-          settings: settings, capMs: context.configuration.engine.capMs, clock: clock,
+          settings: settings, capMs: context.configuration.engine.capMs, clock: clock ?? context.clock,
           deliver: { input, device in
             // The budget's source names the phone; `#` would cut the name short (it marks a socket connection).
             let source = CallSource.kdeConnect(device).rawValue.replacingOccurrences(of: "#", with: "")

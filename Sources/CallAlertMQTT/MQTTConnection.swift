@@ -9,14 +9,12 @@ import Synchronization
 ///
 /// The session is persistent (clean session off) under a fixed client id: QoS 1 messages sent while this host
 /// was away are delivered when it returns, which is why calls are deduplicated (``MQTTDeduplicator``).
-public final class MQTTConnection: @unchecked Sendable {
-  // @unchecked: `handle` is only used through libmosquitto's thread-safe calls, and freed once in `close()`
-  // after its thread stopped; `sink` is a Sendable continuation.
-  private let handle: OpaquePointer
+public final class MQTTConnection: Sendable {
+  /// The library's client, behind a lock: every call into it holds the lock, and ``close()`` frees it and
+  /// leaves nil, so that no call can reach a client that was freed (calls after the close fail).
+  private let client: Mutex<OpaquePointer?>
   private let sink: Unmanaged<Sink>
   private let settings: MQTTSettingsView
-  private let lock = NSLock()
-  private var closed = false
 
   /// What the library reports, in order: connections, losses, messages. At most
   /// ``MQTTConnection/queuedMessages`` messages wait here: past that, libmosquitto's thread waits until one
@@ -124,23 +122,22 @@ public final class MQTTConnection: @unchecked Sendable {
       sink.release()
       throw MQTTError("libmosquitto could not create a client: \(String(cString: strerror(errno)))")
     }
-    self.handle = handle
     self.sink = sink
     do {
-      try check(mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311), "protocol version")
+      try Self.check(mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311), "protocol version")
       // Fast after a blip, then doubling to a minute: libmosquitto's thread waits between its attempts.
-      try check(mosquitto_reconnect_delay_set(handle, 1, 60, true), "reconnect delay")
+      try Self.check(mosquitto_reconnect_delay_set(handle, 1, 60, true), "reconnect delay")
       if let username = settings.username {
-        try check(mosquitto_username_pw_set(handle, username, settings.password), "user and password")
+        try Self.check(mosquitto_username_pw_set(handle, username, settings.password), "user and password")
       }
       if settings.tls {
-        try check(
+        try Self.check(
           mosquitto_tls_set(handle, settings.caFile, settings.caFile == nil ? "/etc/ssl/certs" : nil, nil, nil, nil),
           "CA file \(settings.caFile ?? "/etc/ssl/certs")")
       }
       if let will = settings.will {
         let bytes = Array(will.payload.utf8)
-        try check(mosquitto_will_set(handle, will.topic, Int32(bytes.count), bytes, 1, true), "Last Will")
+        try Self.check(mosquitto_will_set(handle, will.topic, Int32(bytes.count), bytes, 1, true), "Last Will")
       }
     } catch {
       mosquitto_destroy(handle)
@@ -173,6 +170,7 @@ public final class MQTTConnection: @unchecked Sendable {
       sink.continuation.yield(
         .message(MQTTMessage(topic: String(cString: topic), payload: payload, retained: message.pointee.retain)))
     }
+    client = Mutex(handle)  // last: a start that failed before this point frees what it made itself
   }
 
   deinit { close() }
@@ -184,20 +182,23 @@ public final class MQTTConnection: @unchecked Sendable {
   ///   does not resolve) or the thread cannot start. libmosquitto's thread does not retry a first connection
   ///   that failed like this, so the caller tries again after its own backoff.
   public func start() throws(MQTTError) {
-    try check(
-      mosquitto_connect_async(handle, settings.host, Int32(settings.port), Int32(settings.keepaliveSeconds)),
-      "connect to \(settings.host):\(settings.port)")
-    try check(mosquitto_loop_start(handle), "network thread")
+    let settings = settings
+    try call("connect to \(settings.host):\(settings.port)") { handle in
+      mosquitto_connect_async(handle, settings.host, Int32(settings.port), Int32(settings.keepaliveSeconds))
+    }
+    try call("network thread") { handle in mosquitto_loop_start(handle) }
   }
 
   /// Subscribes to a topic filter.
   public func subscribe(_ filter: String, qos: Int32 = 1) throws(MQTTError) {
-    try check(mosquitto_subscribe(handle, nil, filter, qos), "subscribe \(filter)")
+    try call("subscribe \(filter)") { handle in mosquitto_subscribe(handle, nil, filter, qos) }
   }
 
   /// Publishes `payload` (empty: delete a retained message) at `qos`, retained or not.
   public func publish(_ topic: String, _ payload: [UInt8], qos: Int32 = 1, retain: Bool) throws(MQTTError) {
-    try check(mosquitto_publish(handle, nil, topic, Int32(payload.count), payload, qos, retain), "publish \(topic)")
+    try call("publish \(topic)") { handle in
+      mosquitto_publish(handle, nil, topic, Int32(payload.count), payload, qos, retain)
+    }
   }
 
   /// Publishes text.
@@ -207,11 +208,9 @@ public final class MQTTConnection: @unchecked Sendable {
 
   /// Disconnects cleanly (no Last Will), stops the thread, and frees the client; later calls fail.
   public func close() {
-    let first = lock.withLock {
-      defer { closed = true }
-      return !closed
-    }
-    guard first else { return }
+    // The client is taken out under the lock, so a call that comes later finds none; the thread is stopped
+    // outside it (its callbacks never take the lock, but a message may wait for room until `closing`).
+    guard let handle = client.withLock({ client in client.take() }) else { return }
     let waiting = sink.takeUnretainedValue()
     waiting.closing.store(true, ordering: .releasing)
     waiting.room.lock()
@@ -224,7 +223,14 @@ public final class MQTTConnection: @unchecked Sendable {
     sink.release()
   }
 
-  private func check(_ code: Int32, _ what: String) throws(MQTTError) {
+  /// Calls the library on the client under the lock; fails once the connection is closed.
+  private func call(_ what: String, _ body: @Sendable (OpaquePointer) -> Int32) throws(MQTTError) {
+    let code = client.withLock { client in client.map(body) }
+    guard let code else { throw MQTTError("\(what): the connection is closed") }
+    try Self.check(code, what)
+  }
+
+  private static func check(_ code: Int32, _ what: String) throws(MQTTError) {
     guard code == MOSQ_ERR_SUCCESS.rawValue else { throw MQTTError("\(what): \(Self.describe(code))") }
   }
 

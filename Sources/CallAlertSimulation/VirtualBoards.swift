@@ -11,23 +11,35 @@ extension BoardSource {
   /// Every configured board as an in-process virtual board on an in-memory line, in real time: what
   /// `callalert run --simulate` hands the daemon. Each board's serial number is the configured one, else
   /// `VB-<name>`. A board that is a light becomes a ``VirtualLight`` of its kind, recording its reports in its
-  /// `timeline:` file when it has one.
+  /// `timeline:` file when it has one. Each board and light made is told to ``VirtualBoards``' hooks.
   public static func virtualBoards() -> BoardSource {
+    virtualBoards(
+      clock: ContinuousClock(), created: { name, runner in VirtualBoards.created?(name, runner) },
+      createdLight: { name, light in VirtualBoards.createdLight?(name, light) })
+  }
+
+  /// The in-process boards of ``virtualBoards()`` on `clock`: the daemon's own clock, so that a test driving
+  /// a test clock drives the daemon and its boards together. `created` and `createdLight` are told each board
+  /// and light made, by name.
+  public static func virtualBoards<C: Clock<Duration>>(
+    clock: C, created: (@Sendable (String, VirtualBoardRunner<C>) -> Void)? = nil,
+    createdLight: (@Sendable (String, VirtualLight<C>) -> Void)? = nil
+  ) -> BoardSource {
     BoardSource { boards in
-      var connectors: [String: AlertService<ContinuousClock>.Connector] = [:]
+      var connectors: [String: BoardConnector] = [:]
       var lights: [String: LightConnection] = [:]
       var services: [any Service] = []
       for board in boards {
         if let kind = board.kind.lightKind {
-          lights[board.name] = virtualLight(board, kind: kind)
+          lights[board.name] = virtualLight(board, kind: kind, clock: clock, created: createdLight)
           continue
         }
         let (hostEnd, boardEnd) = MemoryTransport.pair(names: ("host", "virtual \(board.name)"))
         var configuration = BoardConfiguration.virtualDefault
         configuration.serial = Array((board.serialNumber ?? "VB-\(board.name)").utf8.prefix(32))
         let runner = VirtualBoardRunner(
-          board: VirtualBoard(configuration: configuration), transport: boardEnd, clock: ContinuousClock())
-        VirtualBoards.created?(board.name, runner)
+          board: VirtualBoard(configuration: configuration), transport: boardEnd, clock: clock)
+        created?(board.name, runner)
         services.append(VirtualBoardService(runner: runner))
         let handed = HandOnce(hostEnd)
         connectors[board.name] = { try handed.take() }
@@ -38,13 +50,14 @@ extension BoardSource {
 
   /// A configured light as a virtual one; a timeline that cannot be written is reported when the daemon
   /// opens the light (its `not available` line names the file).
-  private static func virtualLight(_ board: AlertBoard, kind: LightKind) -> LightConnection {
-    let made = Result { () throws(LightDeviceError) -> VirtualLight<ContinuousClock> in
+  private static func virtualLight<C: Clock<Duration>>(
+    _ board: AlertBoard, kind: LightKind, clock: C, created: (@Sendable (String, VirtualLight<C>) -> Void)?
+  ) -> LightConnection {
+    let made = Result { () throws(LightDeviceError) -> VirtualLight<C> in
       try VirtualLight(
-        kind: kind, name: "virtual \(kind.displayName) '\(board.name)'", timeline: board.timeline,
-        clock: ContinuousClock())
+        kind: kind, name: "virtual \(kind.displayName) '\(board.name)'", timeline: board.timeline, clock: clock)
     }
-    if case .success(let light) = made { VirtualBoards.createdLight?(board.name, light) }
+    if case .success(let light) = made { created?(board.name, light) }
     return LightConnection(kind: kind, appearance: board.light, open: { try made.get() })
   }
 }
@@ -60,12 +73,15 @@ public enum VirtualBoards {
 /// An in-process board's runner as a service: it runs until graceful shutdown reaches it (SIGINT, SIGTERM),
 /// and a board whose link the daemon closed first waits for its turn, since a group in graceful shutdown takes
 /// a service that ends out of turn for a failure.
-struct VirtualBoardService: Service {
-  let runner: VirtualBoardRunner<ContinuousClock>
+struct VirtualBoardService<C: Clock<Duration>>: Service {
+  let runner: VirtualBoardRunner<C>
 
   func run() async throws {
     await cancelWhenGracefulShutdown {
-      _ = try? await runner.run()
+      // On the runner's loop, its children too: the board's reads of its line, its writer and its wake-ups run
+      // there, beside the daemon, instead of hopping through the concurrency pool for every chunk (and a test
+      // that steps a test clock and lets the loop catch up sees the board act on every step).
+      await withTaskExecutorPreference(runner.loop) { _ = try? await runner.run() }
       await untilCancelled()
     }
   }

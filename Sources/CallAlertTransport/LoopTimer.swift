@@ -71,11 +71,16 @@ public final class LoopTimer: Sendable {
 
   /// Expires once `deadline` has come (at once if it has), or never (nil).
   public func set(at deadline: ContinuousClock.Instant?) {
-    guard let deadline else {
+    set(after: deadline.map { ContinuousClock.now.duration(to: $0) })
+  }
+
+  /// Expires once `delay` from now has passed (at once if it is not positive), or never (nil).
+  public func set(after delay: Duration?) {
+    guard let delay else {
       _ = callalert_timer_set(timer.descriptor, -1)
       return
     }
-    let (seconds, attoseconds) = ContinuousClock.now.duration(to: deadline).components
+    let (seconds, attoseconds) = delay.components
     // A deadline that has passed expires at once (a negative count would disarm the timer instead; less than
     // a second late, the seconds are 0 and only the attoseconds are negative).
     let nanoseconds = seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000
@@ -83,15 +88,26 @@ public final class LoopTimer: Sendable {
   }
 
   /// An alarm for a ``DeadlineTimer``-style owner driven against `clock`: given what to call when the alarm
-  /// rings, returns how to set it (an instant, or nil for never). A loop timer when `clock` is the
-  /// `ContinuousClock`; nil for any other clock (a test clock), whose owner sleeps on the clock instead.
-  public static func alarm<C: Clock>(
+  /// rings, returns how to set it (an instant, or nil for never).
+  ///
+  /// The one place where the way to wait is chosen: a clock whose time is the loop timer's (a
+  /// ``LoopTimedClock``, the `ContinuousClock`) gets a loop timer, set to the delay the clock itself reads to
+  /// the instant; any other clock (a test clock, an accelerated one) gets nil, and its owner sleeps on the
+  /// clock, so that its deadlines come when that clock says.
+  public static func alarm<C: Clock<Duration>>(
     on clock: C, loop: DescriptorEventLoop = .shared
   ) -> ((_ ring: @escaping @Sendable () -> Void) -> (@Sendable (C.Instant?) -> Void)?)? {
-    guard C.self == ContinuousClock.self else { return nil }
+    guard clock is any LoopTimedClock else { return nil }
     return { ring in
       guard let timer = try? LoopTimer(loop: loop, ring) else { return nil }  // out of descriptors: sleep instead
-      return { instant in timer.set(at: instant.map { $0 as! ContinuousClock.Instant }) }
+      return { instant in timer.set(after: instant.map { clock.now.duration(to: $0) }) }
     }
   }
 }
+
+/// A clock whose time passes as the loop timer's does (`CLOCK_BOOTTIME`), so that a delay it reads can be
+/// waited for by a ``LoopTimer``: the daemon's deadlines then cost no sleeping task. A clock that does not
+/// conform keeps its own time (a test clock moves only when told), and is waited on by sleeping on it.
+public protocol LoopTimedClock: Clock<Duration> {}
+
+extension ContinuousClock: LoopTimedClock {}

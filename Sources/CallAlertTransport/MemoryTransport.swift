@@ -1,4 +1,4 @@
-import Foundation
+import Synchronization
 
 /// One end of an in-memory byte pipe, for tests and for running the virtual board in-process.
 ///
@@ -13,9 +13,7 @@ import Foundation
 /// try await host.write([0x01, 0x02, 0x00])
 /// for try await chunk in board.incoming { … }
 /// ```
-public final class MemoryTransport: ByteTransport, @unchecked Sendable {
-  // @unchecked: the only mutable state lives in `Link`, behind its lock.
-
+public final class MemoryTransport: ByteTransport, Sendable {
   /// The name used in errors, such as `memory-host`.
   public let name: String
   /// The bytes the other end wrote, in the chunks it wrote them. Iterate it from one task only.
@@ -61,18 +59,21 @@ public final class MemoryTransport: ByteTransport, @unchecked Sendable {
 }
 
 /// The state both ends share, behind one lock so that a close and a write cannot race.
-private final class Link: @unchecked Sendable {
+private final class Link: Sendable {
   private typealias Continuation = AsyncThrowingStream<[UInt8], any Error>.Continuation
 
-  private let lock = NSLock()
-  private var continuations: [Continuation?] = [nil, nil]
-  private var names = ["", ""]
-  private var closed = [false, false]
+  private struct Ends {
+    var continuations: [Continuation?] = [nil, nil]
+    var names = ["", ""]
+    var closed = [false, false]
+  }
+
+  private let ends = Mutex(Ends())
 
   func attach(_ continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation, name: String, side: Int) {
-    lock.withLock {
-      continuations[side] = continuation
-      names[side] = name
+    ends.withLock { ends in
+      ends.continuations[side] = continuation
+      ends.names[side] = name
     }
   }
 
@@ -80,10 +81,10 @@ private final class Link: @unchecked Sendable {
     let peer = 1 - side
     // Yield outside the lock: yielding resumes the reader's task under the runtime's task lock, while a reader
     // being cancelled holds that lock and runs onTermination, which closes its end and takes this one.
-    let outcome: Result<Continuation?, TransportError> = lock.withLock {
-      if closed[side] { return .failure(.closed(names[side])) }
-      if closed[peer] { return .failure(.disconnected(names[side])) }
-      return .success(continuations[peer])
+    let outcome: Result<Continuation?, TransportError> = ends.withLock { ends in
+      if ends.closed[side] { return .failure(.closed(ends.names[side])) }
+      if ends.closed[peer] { return .failure(.disconnected(ends.names[side])) }
+      return .success(ends.continuations[peer])
     }
     let peerEnd = try outcome.get()
     if !bytes.isEmpty { peerEnd?.yield(bytes) }
@@ -91,14 +92,14 @@ private final class Link: @unchecked Sendable {
 
   func close(_ side: Int) {
     let peer = 1 - side
-    let ends: (own: Continuation?, peer: Continuation?, peerName: String)? = lock.withLock {
-      if closed[side] { return nil }
-      closed[side] = true
-      return (continuations[side], closed[peer] ? nil : continuations[peer], names[peer])
+    let closing: (own: Continuation?, peer: Continuation?, peerName: String)? = ends.withLock { ends in
+      if ends.closed[side] { return nil }
+      ends.closed[side] = true
+      return (ends.continuations[side], ends.closed[peer] ? nil : ends.continuations[peer], ends.names[peer])
     }
     // Finish outside the lock: finish() runs the streams' onTermination handlers, which may call close().
-    guard let ends else { return }
-    ends.own?.finish()
-    ends.peer?.finish(throwing: TransportError.disconnected(ends.peerName))
+    guard let closing else { return }
+    closing.own?.finish()
+    closing.peer?.finish(throwing: TransportError.disconnected(closing.peerName))
   }
 }

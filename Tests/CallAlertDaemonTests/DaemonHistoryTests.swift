@@ -11,7 +11,8 @@ import Synchronization
 import Testing
 
 /// The daemon and its history: the ringing never depends on the disk, and a stop closes what rang.
-/// Boards are in-process virtual ones (`--simulate`); waits are on the daemon's own event lines.
+/// Boards are in-process virtual ones (`--simulate`), on the daemon's test clock but for the load test, which
+/// runs in real time beside spinning threads; waits are on the daemon's own event lines.
 @Suite("Daemon and its history", .serialized, .timeLimit(.minutes(1)))
 struct DaemonHistoryTests {
   /// A temporary directory with a config naming the socket and the history (or what stands at its path).
@@ -58,6 +59,17 @@ struct DaemonHistoryTests {
     return (group, lines, running)
   }
 
+  /// A daemon on `setup` on a test clock, its board in-process on the same clock (``TestClockDaemon``), with
+  /// its event lines as a stream. The history's own waits (its batching, its file checks) stay on its threads.
+  static func daemonOnATestClock(_ setup: Setup) async throws -> (TestClockDaemon, AsyncStream<String>) {
+    let (lines, sink) = AsyncStream.makeStream(of: String.self)
+    let daemon = try await TestClockDaemon(
+      options: DaemonOptions(
+        configPath: setup.config, simulate: true, readStandardInput: false, historyPath: setup.history),
+      eventSink: { sink.yield($0) })
+    return (daemon, lines)
+  }
+
   static func next(_ lines: AsyncStream<String>, containing text: String) async -> String? {
     for await line in lines where line.contains(text) { return line }
     return nil
@@ -67,7 +79,7 @@ struct DaemonHistoryTests {
     let setup = try Setup()
     defer { setup.remove() }
     try FileManager.default.createDirectory(atPath: setup.history, withIntermediateDirectories: true)
-    let (group, lines, running) = try await Self.daemon(setup)
+    let (daemon, lines) = try await Self.daemonOnATestClock(setup)
 
     let ack = try await ControlSocketClient.request(#"{"type":"call","id":"c1","name":"Alice"}"#, path: setup.socket)
     #expect(Answer.of(ack)?.isSuccess == true)
@@ -82,19 +94,17 @@ struct DaemonHistoryTests {
     #expect(Answer.historyError(Answer.of(history))?.hasPrefix("history degraded (") == true)
     #expect(history.contains("write(s) pending in memory, 0 lost"))
 
-    await group.triggerGracefulShutdown()
-    try await running.value
+    try await daemon.shutDown()
   }
 
   @Test func theDegradedHistoryIsAnEventLine() async throws {
     let setup = try Setup()
     defer { setup.remove() }
     try FileManager.default.createDirectory(atPath: setup.history, withIntermediateDirectories: true)
-    let (group, lines, running) = try await Self.daemon(setup)
+    let (daemon, lines) = try await Self.daemonOnATestClock(setup)
     let event = await Self.next(lines, containing: #""event":"history""#)
     #expect(event?.contains(#""state":"degraded""#) == true)
-    await group.triggerGracefulShutdown()
-    try await running.value
+    try await daemon.shutDown()
   }
 
   @Test func aCorruptHistoryIsMovedAsideAndANewOneStarted() async throws {
@@ -103,7 +113,7 @@ struct DaemonHistoryTests {
     try FileManager.default.createDirectory(
       atPath: (setup.history as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
     try Data(repeating: 0x5A, count: 4_096).write(to: URL(fileURLWithPath: setup.history))
-    let (group, lines, running) = try await Self.daemon(setup)
+    let (daemon, lines) = try await Self.daemonOnATestClock(setup)
 
     let event = await Self.next(lines, containing: #""event":"history""#)
     #expect(event?.contains(#""moved_aside":"\#(setup.history).corrupt-"#) == true)
@@ -117,19 +127,17 @@ struct DaemonHistoryTests {
       atPath: (setup.history as NSString).deletingLastPathComponent)
     #expect(kept.contains { $0.hasPrefix("history.sqlite.corrupt-") })
 
-    await group.triggerGracefulShutdown()
-    try await running.value
+    try await daemon.shutDown()
   }
 
   @Test func aGracefulStopClosesTheRingingCallsAsInterruptedWithTheTimeTheyStopped() async throws {
     let setup = try Setup()
     defer { setup.remove() }
-    let (group, lines, running) = try await Self.daemon(setup)
+    let (daemon, lines) = try await Self.daemonOnATestClock(setup)
     _ = try await ControlSocketClient.request(#"{"type":"call","id":"c1","caller":"+14155550101"}"#, path: setup.socket)
     #expect(await Self.next(lines, containing: #""event":"ringing""#) != nil)
     let stopping = Date()
-    await group.triggerGracefulShutdown()
-    try await running.value
+    try await daemon.shutDown()
     let stopped = Date()
 
     let record = try #require(try CallHistory(path: setup.history).calls().first)
@@ -148,7 +156,7 @@ struct DaemonHistoryTests {
   func aHistoryFileRemovedOrReplacedWhileTheDaemonRunsIsMadeAgainWithEveryCall(replaced: Bool) async throws {
     let setup = try Setup()
     defer { setup.remove() }
-    let (group, lines, running) = try await Self.daemon(setup)
+    let (daemon, lines) = try await Self.daemonOnATestClock(setup)
     // A passive call is held back and missed at once; nobody acknowledges it.
     _ = try await ControlSocketClient.request(#"{"type":"call","id":"m1","level":"passive"}"#, path: setup.socket)
     _ = try await ControlSocketClient.request(#"{"type":"call","id":"c1"}"#, path: setup.socket)
@@ -179,8 +187,7 @@ struct DaemonHistoryTests {
     let after = try await ControlSocketClient.request(#"{"type":"history"}"#, path: setup.socket)
     #expect(Answer.of(after)?.isSuccess == true)
     #expect(Answer.historyCallIDs(Answer.of(after)) == ["c2", "c1", "m1"])
-    await group.triggerGracefulShutdown()
-    try await running.value
+    try await daemon.shutDown()
 
     let onDisk = try CallHistory.reading(path: setup.history)
     #expect(try onDisk.unacknowledgedMissed().map(\.id) == ["m1"], "the missed call blinks again at the next start")

@@ -164,23 +164,16 @@ struct LifecycleTests {
   /// and its timeline ended ringing.
   @Test func aSimulatedBoardIsSilencedAtShutdown() async throws {
     let folder = try Folder()
-    let runners = Mutex<[VirtualBoardRunner<ContinuousClock>]>([])
     let options = DaemonOptions(
       configPath: folder.config, simulate: true, socketPath: folder.socket, readStandardInput: false,
-      historyPath: folder.history
-    ).withVirtualBoards()
-    let group = try await VirtualBoards.$created.withValue({ _, runner in runners.withLock { $0.append(runner) } }) {
-      try await Daemon.makeServiceGroup(options: options, logger: Logger(label: "test"), eventSink: { _ in })
-    }
-    let runner = try #require(runners.withLock { $0.first })
-    let (playback, playing) = AsyncStream.makeStream(of: UInt32?.self)
-    await runner.withBoard { $0.onPlaybackChange = { playing.yield($0) } }
-    let running = Task { try await group.run() }
+      historyPath: folder.history)
+    let daemon = try await TestClockDaemon(options: options)
+    let board = try #require(daemon.board())
+    let runner = board.runner
     #expect(Answer.of(try await folder.request(#"{"type":"call","id":"c1"}"#))?.isSuccess == true)
-    #expect(await Self.waitUntilPlaying(playback))
+    #expect(await daemon.waitUntil(board, playing: true))
 
-    await group.triggerGracefulShutdown()
-    try await running.value
+    try await daemon.shutDown()
     #expect(await runner.withBoard { !$0.actuators.isAlerting && $0.timeline.alertSpans.allSatisfy { $0.end != nil } })
     let calls = try CallHistory(path: folder.history).calls()
     #expect(calls.first?.reason == "interrupted", "\(calls)")
@@ -235,13 +228,5 @@ struct LifecycleTests {
     let named = try Daemon.configuration(
       for: DaemonOptions(configPath: folder.config, simulate: true, historyPath: "/tmp/x.sqlite"))
     #expect(named.historyPath == "/tmp/x.sqlite")
-  }
-}
-
-extension LifecycleTests {
-  /// Waits until something plays on a board the daemon made; false when its stream ended first.
-  static func waitUntilPlaying(_ playback: AsyncStream<UInt32?>) async -> Bool {
-    for await token in playback where token != nil { return true }
-    return false
   }
 }

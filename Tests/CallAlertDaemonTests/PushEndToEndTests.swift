@@ -10,23 +10,20 @@ import ServiceLifecycle
 import Testing
 
 /// End to end: a push with no call id rings a board over the control socket, and its
-/// id-less hangup silences it. Uses the pseudo-terminal rig of ``DaemonEndToEndTests``.
+/// id-less hangup silences it. On a test clock, as ``DaemonEndToEndTests``.
 @Suite("Pushes without an id, end to end", .serialized, .timeLimit(.minutes(1)))
 struct PushEndToEndTests {
   typealias Rig = DaemonEndToEndTests
 
   @Test func anIDLessCallPushRingsAndItsIDLessHangupSilencesTheBoard() async throws {
-    let board = try PseudoTerminalBoard()
-    let setup = try Rig.Setup(port: board.slavePath)
-    let group = try await Daemon.makeServiceGroup(
-      options: DaemonOptions(configPath: setup.config, readStandardInput: false), logger: Logger(label: "test"),
-      eventSink: { _ in })
-    let running = Task { try await group.run() }
+    let setup = try Rig.Setup()
+    let daemon = try await TestClockDaemon(options: DaemonOptions(configPath: setup.config, readStandardInput: false))
+    let board = try #require(daemon.board())
 
     let call = #"{"type":"push","payload":{"pushType":1,"caller":"+14155550101","callerName":"Alice"}}"#
     let rang = try await ControlSocketClient.request(call, path: setup.socket)
     #expect(Answer.outcome(rang)?.callID?.hasPrefix("anon-") == true, "\(rang)")
-    #expect(await board.waitUntil(playing: true))
+    #expect(await daemon.waitUntil(board, playing: true))
 
     // The same caller's call push again: the same call, nothing restarts.
     let again = try await ControlSocketClient.request(call, path: setup.socket)
@@ -35,7 +32,7 @@ struct PushEndToEndTests {
     let hangup = #"{"type":"push","payload":{"pushType":2}}"#
     let ended = try await ControlSocketClient.request(hangup, path: setup.socket)
     #expect(Answer.outcome(ended)?.result == .stopped, "\(ended)")
-    #expect(await board.waitUntil(playing: false))
+    #expect(await daemon.waitUntil(board, playing: false))
 
     // A push about something else is ignored with its reason, and is no error.
     let chat = try await ControlSocketClient.request(
@@ -56,20 +53,14 @@ struct PushEndToEndTests {
     }
     #expect(timeline.last.map { !$0.state.isAlerting } == true, "still alerting: \(timeline.map(\.jsonLine))")
 
-    await group.triggerGracefulShutdown()
-    try await running.value
-    await board.stop()
+    try await daemon.shutDown()
   }
 
   /// The engine holds at most 64 active calls, 32 from one source; the
   /// local socket's calls always find room, its own oldest call giving way beyond its share.
   @Test func theSocketsCallsBeyondItsShareDisplaceItsOwnOldest() async throws {
-    let board = try PseudoTerminalBoard()
-    let setup = try Rig.Setup(port: board.slavePath)
-    let group = try await Daemon.makeServiceGroup(
-      options: DaemonOptions(configPath: setup.config, readStandardInput: false), logger: Logger(label: "test"),
-      eventSink: { _ in })
-    let running = Task { try await group.run() }
+    let setup = try Rig.Setup()
+    let daemon = try await TestClockDaemon(options: DaemonOptions(configPath: setup.config, readStandardInput: false))
     for index in 0...64 {
       let answer = try await ControlSocketClient.request(#"{"type":"call","id":"c\#(index)"}"#, path: setup.socket)
       #expect(Answer.of(answer)?.isSuccess == true, "\(answer)")
@@ -79,8 +70,6 @@ struct PushEndToEndTests {
       let answer = try await ControlSocketClient.request(#"{"type":"hangup","id":"\#(id)"}"#, path: setup.socket)
       #expect(Answer.outcome(answer)?.result == result, "\(id): \(answer)")
     }
-    await group.triggerGracefulShutdown()
-    try await running.value
-    await board.stop()
+    try await daemon.shutDown()
   }
 }

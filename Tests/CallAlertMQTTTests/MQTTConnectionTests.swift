@@ -81,4 +81,19 @@ struct MQTTConnectionTests {
     }
     await broker.stop()
   }
+
+  /// After `close()` the library's client is freed: a call made later fails with the reason, and a second
+  /// close does nothing (each used to reach the freed client). No broker is needed: nothing is started.
+  @Test func callsAfterTheCloseFailInsteadOfReachingAFreedClient() throws {
+    let connection = try MQTTConnection(.init(host: "127.0.0.1", port: 1, clientID: "closed-early"))
+    connection.close()
+    #expect(throws: MQTTError.self) { try connection.publish("closed/topic", "x", retain: false) }
+    do {
+      try connection.subscribe("closed/#")
+      Issue.record("subscribing after the close succeeded")
+    } catch {
+      #expect(error.description.contains("the connection is closed"), "\(error)")
+    }
+    connection.close()
+  }
 }

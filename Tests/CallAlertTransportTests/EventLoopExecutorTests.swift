@@ -113,6 +113,27 @@ import Testing
     #expect(ring.map { $0 >= moved } == true, "rings at the later time only")
   }
 
+  /// The one choice of how a deadline is waited for: the continuous clock's alarm is a loop timer, set to the
+  /// delay the clock itself reads to the instant, ringing at the deadline and not once disarmed; any other
+  /// clock (the suspending clock here, a test clock alike) gets none, and the `DeadlineTimer` that asked
+  /// sleeps on that clock instead (its tests on a test clock cover that path).
+  @Test func theAlarmIsALoopTimerForTheContinuousClockAndNoneForAnother() async {
+    let rings = Rings()
+    let clock = ContinuousClock()
+    guard let set = LoopTimer.alarm(on: clock)?({ rings.ring() }) else {
+      Issue.record("no loop timer for the continuous clock")
+      return
+    }
+    let deadline = clock.now.advanced(by: .milliseconds(30))
+    set(deadline)
+    let first = await rings.next(within: .seconds(10))
+    #expect(first.map { $0 >= deadline } == true, "rings at its deadline, never early")
+    set(clock.now.advanced(by: .milliseconds(20)))
+    set(nil)
+    #expect(await rings.next(within: .milliseconds(100)) == nil, "disarmed, it does not ring")
+    #expect(LoopTimer.alarm(on: SuspendingClock()) == nil)
+  }
+
   @Test func aReleasedTimerNeverRings() async throws {
     let rings = Rings()
     do {

@@ -14,7 +14,7 @@ struct BenchCommand: AsyncParsableCommand {
     commandName: "callalert-bench",
     abstract: "Measure CallAlert's codec, flashing and daemon; or, with --soak, run the reliability soak.",
     discussion: """
-      Sections (all by default): codec, flash, idle, latency, http, sip, cap, fanout. Figures are printed as a table and
+      Sections (all by default): codec, flash, idle, latency, http, sip, cap, fanout, nio. Figures are printed as a table and
       written to --json. Build it in release: swift build -c release --product callalert-bench.
       """)
 
@@ -93,7 +93,7 @@ struct BenchCommand: AsyncParsableCommand {
   @Flag(help: .hidden)
   var child = false
 
-  static let sections = ["codec", "flash", "idle", "latency", "http", "sip", "cap", "fanout"]
+  static let sections = ["codec", "flash", "idle", "latency", "http", "sip", "cap", "fanout", "nio"]
 
   func validate() throws {
     if let only {
@@ -168,7 +168,7 @@ struct BenchCommand: AsyncParsableCommand {
   }
 
   /// Sections measured in a child process each.
-  static let daemonSections: Set<String> = ["idle", "latency", "http", "sip", "cap", "fanout"]
+  static let daemonSections: Set<String> = ["idle", "latency", "http", "sip", "cap", "fanout", "nio"]
 
   /// Runs `name` in a child process of this executable and collects its figures and table rows.
   private func inChild(_ name: String, into table: inout ResultTable) async throws -> JSONValue {
@@ -457,6 +457,41 @@ struct BenchCommand: AsyncParsableCommand {
         "\(fan.residentKiB / 1_024) MiB / \(fan.residentBeforeKiB / 1_024) MiB")
       if fan.failures > 0 { table.add("fan-out failures", "\(fan.failures)") }
       return fan.json
+
+    case "nio":
+      let (requests, count) = quick ? (100, 2) : (calls, 5)
+      progress("control socket, our epoll loop beside SwiftNIO: \(count) series of \(requests) requests each ...")
+      guard let series = await ControlSocketNIOBench.run(requests: requests, series: count) else {
+        table.add("control socket beside SwiftNIO", "FAILED")
+        return .string("failed")
+      }
+      var summary: [(String, JSONValue)] = []
+      for name in ["epoll", "nio"] {
+        let mine = series.filter { $0.implementation == name }
+        let p50 = Summary(mine.map(\.latency.p50)).p50
+        let p99 = Summary(mine.map(\.latency.p99)).p50
+        let cpu = Summary(mine.map(\.serverCPUMsPerRequest)).p50
+        table.add(
+          "control socket request, \(name == "epoll" ? "ours (epoll loop)" : "SwiftNIO ServerBootstrap") (median of \(mine.count) series)",
+          String(format: "p50 %.3f ms, p99 %.3f ms, server CPU %.3f ms/request", p50, p99, cpu))
+        for one in mine {
+          table.add(
+            "  series",
+            Self.percentiles(one.latency) + String(format: ", CPU %.3f ms", one.serverCPUMsPerRequest)
+              + (one.failures > 0 ? ", \(one.failures) failed" : ""))
+        }
+        summary.append(
+          (
+            name,
+            .object([
+              ("p50_ms", .number(p50)), ("p99_ms", .number(p99)), ("server_cpu_ms_per_request", .number(cpu)),
+            ])
+          ))
+      }
+      return .object([
+        ("requests_per_series", .int(requests)), ("medians", .object(summary)),
+        ("series", .array(series.map(\.json))),
+      ])
 
     default:
       throw ValidationError("unknown section \(name)")
