@@ -311,7 +311,8 @@ let package = Package(
     .target(
       name: "CallAlertTestSupport",
       dependencies: [
-        "CTestProcess", "CallAlertVirtualBoard", "CallAlertSerial", "CallAlertTransport", "CallAlertDaemon",
+        "CTestProcess", "CallAlertProtocol", "CallAlertVirtualBoard", "CallAlertSerial", "CallAlertTransport",
+        "CallAlertDaemon",
         "CallAlertSimulation", .product(name: "SystemPackage", package: "swift-system"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "Clocks", package: "swift-clocks"), .product(name: "Logging", package: "swift-log"),

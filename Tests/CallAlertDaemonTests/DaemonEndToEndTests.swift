@@ -12,7 +12,7 @@ import Synchronization
 import Testing
 
 /// The daemon as a user runs it: a config file, requests over the control socket, events out, the history in
-/// SQLite; on a test clock, with its board in-process on the same clock (``TestClockDaemon``), so that the
+/// SQLite; on a test clock, with its board in-process on the same clock (``DaemonRig``), so that the
 /// cap's timing is exact however loaded the machine is.
 @Suite("Daemon end to end", .serialized, .timeLimit(.minutes(1)))
 struct DaemonEndToEndTests {
@@ -47,7 +47,7 @@ struct DaemonEndToEndTests {
   @Test func aCallRingsAndItsHangupSilencesTheBoardOverTheControlSocket() async throws {
     let setup = try Setup()
     let events = Mutex<[String]>([])
-    let daemon = try await TestClockDaemon(
+    let daemon = try await DaemonRig.onATestClock(
       options: DaemonOptions(configPath: setup.config, readStandardInput: false),
       eventSink: { line in events.withLock { $0.append(line) } })
     let board = try #require(daemon.board())
@@ -89,7 +89,7 @@ struct DaemonEndToEndTests {
   @Test func theCapEndsACallAndTheMissedCallSurvivesARestart() async throws {
     let setup = try Setup()
     let options = DaemonOptions(configPath: setup.config, readStandardInput: false)
-    let daemon = try await TestClockDaemon(options: options)
+    let daemon = try await DaemonRig.onATestClock(options: options)
     let board = try #require(daemon.board())
     // First make sure the board is connected: a call rings, and is answered.
     _ = try await ControlSocketClient.request(#"{"type":"call","id":"first"}"#, path: setup.socket)
@@ -115,7 +115,7 @@ struct DaemonEndToEndTests {
     try await daemon.shutDown()
 
     // A new daemon on the same history: the missed call is still there, unacknowledged.
-    let again = try await TestClockDaemon(options: options)
+    let again = try await DaemonRig.onATestClock(options: options)
     let status = try await ControlSocketClient.request(#"{"type":"status"}"#, path: setup.socket)
     #expect(status.contains(#""missed":[{"#) && status.contains("late"))
     try await again.shutDown()

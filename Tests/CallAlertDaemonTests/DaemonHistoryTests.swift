@@ -4,6 +4,7 @@ import CallAlertHistory
 import CallAlertSimulation
 import CallAlertTestSupport
 import CallAlertValues
+import Clocks
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -47,23 +48,18 @@ struct DaemonHistoryTests {
     func remove() { try? FileManager.default.removeItem(atPath: directory) }
   }
 
-  /// A daemon on `setup`, with its event lines as a stream.
-  static func daemon(_ setup: Setup) async throws -> (ServiceGroup, AsyncStream<String>, Task<Void, any Error>) {
-    let (lines, sink) = AsyncStream.makeStream(of: String.self)
-    let group = try await Daemon.makeServiceGroup(
+  /// A daemon on `setup` on the real clock, its board in-process.
+  static func daemon(_ setup: Setup) async throws -> DaemonRig<ContinuousClock> {
+    try await DaemonRig.start(
       options: DaemonOptions(
-        configPath: setup.config, simulate: true, readStandardInput: false, historyPath: setup.history
-      ).withVirtualBoards(),
-      logger: Logger(label: "test"), eventSink: { sink.yield($0) })
-    let running = Task { try await group.run() }
-    return (group, lines, running)
+        configPath: setup.config, simulate: true, readStandardInput: false, historyPath: setup.history))
   }
 
-  /// A daemon on `setup` on a test clock, its board in-process on the same clock (``TestClockDaemon``), with
+  /// A daemon on `setup` on a test clock, its board in-process on the same clock (``DaemonRig``), with
   /// its event lines as a stream. The history's own waits (its batching, its file checks) stay on its threads.
-  static func daemonOnATestClock(_ setup: Setup) async throws -> (TestClockDaemon, AsyncStream<String>) {
+  static func daemonOnATestClock(_ setup: Setup) async throws -> (DaemonRig<TestClock<Duration>>, AsyncStream<String>) {
     let (lines, sink) = AsyncStream.makeStream(of: String.self)
-    let daemon = try await TestClockDaemon(
+    let daemon = try await DaemonRig.onATestClock(
       options: DaemonOptions(
         configPath: setup.config, simulate: true, readStandardInput: false, historyPath: setup.history),
       eventSink: { sink.yield($0) })
@@ -205,7 +201,7 @@ struct DaemonHistoryTests {
   @Test func callsAndHangupsAsFastAsTheSocketTakesThemAreAllInTheHistory() async throws {
     let setup = try Setup()
     defer { setup.remove() }
-    let (group, _, running) = try await Self.daemon(setup)
+    let daemon = try await Self.daemon(setup)
     let pairs = 10_000
     let spinning = Atomic<Bool>(true)
     for _ in 0..<2 {
@@ -241,8 +237,7 @@ struct DaemonHistoryTests {
     #expect(answerLines.allSatisfy { Answer.of(String($0))?.isSuccess == true })
     let status = try await ControlSocketClient.request(#"{"type":"status"}"#, path: setup.socket)
     #expect(status.contains(#""lost":0"#))
-    await group.triggerGracefulShutdown()
-    try await running.value
+    try await daemon.stop(keepingDirectory: true)
 
     spinning.store(false, ordering: .relaxed)
     let rows = try CallHistory.reading(path: setup.history).calls(limit: 2 * pairs)

@@ -167,7 +167,7 @@ struct LifecycleTests {
     let options = DaemonOptions(
       configPath: folder.config, simulate: true, socketPath: folder.socket, readStandardInput: false,
       historyPath: folder.history)
-    let daemon = try await TestClockDaemon(options: options)
+    let daemon = try await DaemonRig.onATestClock(options: options)
     let board = try #require(daemon.board())
     let runner = board.runner
     #expect(Answer.of(try await folder.request(#"{"type":"call","id":"c1"}"#))?.isSuccess == true)

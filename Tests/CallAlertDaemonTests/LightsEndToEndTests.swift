@@ -12,7 +12,7 @@ import Testing
 /// `callalert run --simulate` with a virtual light of each kind in the config: a call on the control socket
 /// rings every one of them, the hangup turns them off, a call missed at its cap leaves the missed-call
 /// indicator on them, and each timeline file holds its reports as JSON lines. On a test clock, the daemon and
-/// its lights alike (``TestClockDaemon``): the cap passes in virtual time.
+/// its lights alike (``DaemonRig``): the cap passes in virtual time.
 @Suite("Lights end to end", .serialized, .timeLimit(.minutes(1)))
 struct LightsEndToEndTests {
   @Test func aCallRingsAVirtualLightOfEachKindAndTheHangupTurnsThemOff() async throws {
@@ -41,7 +41,7 @@ struct LightsEndToEndTests {
       path: \(directory.appendingPathComponent("history.sqlite").path)
     """.write(toFile: config, atomically: true, encoding: .utf8)
 
-    let daemon = try await TestClockDaemon(
+    let daemon = try await DaemonRig.onATestClock(
       options: DaemonOptions(configPath: config, simulate: true, readStandardInput: false))
     let lights = Mutex(daemon.lights)
     #expect(lights.withLock { $0.count } == LightKind.allCases.count)

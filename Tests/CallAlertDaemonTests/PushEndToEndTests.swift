@@ -17,7 +17,8 @@ struct PushEndToEndTests {
 
   @Test func anIDLessCallPushRingsAndItsIDLessHangupSilencesTheBoard() async throws {
     let setup = try Rig.Setup()
-    let daemon = try await TestClockDaemon(options: DaemonOptions(configPath: setup.config, readStandardInput: false))
+    let daemon = try await DaemonRig.onATestClock(
+      options: DaemonOptions(configPath: setup.config, readStandardInput: false))
     let board = try #require(daemon.board())
 
     let call = #"{"type":"push","payload":{"pushType":1,"caller":"+14155550101","callerName":"Alice"}}"#
@@ -60,7 +61,8 @@ struct PushEndToEndTests {
   /// local socket's calls always find room, its own oldest call giving way beyond its share.
   @Test func theSocketsCallsBeyondItsShareDisplaceItsOwnOldest() async throws {
     let setup = try Rig.Setup()
-    let daemon = try await TestClockDaemon(options: DaemonOptions(configPath: setup.config, readStandardInput: false))
+    let daemon = try await DaemonRig.onATestClock(
+      options: DaemonOptions(configPath: setup.config, readStandardInput: false))
     for index in 0...64 {
       let answer = try await ControlSocketClient.request(#"{"type":"call","id":"c\#(index)"}"#, path: setup.socket)
       #expect(Answer.of(answer)?.isSuccess == true, "\(answer)")

@@ -11,7 +11,7 @@ import Synchronization
 /// HTTP API on a free loopback port (bound to port 0, read back), and a real HTTP client (AsyncHTTPClient).
 final class HTTPDaemonRig: Sendable {
   let board: PseudoTerminalBoard
-  let daemon: DaemonRig
+  let daemon: DaemonRig<ContinuousClock>
   let port: Int
 
   var directory: URL { daemon.directory }
@@ -40,7 +40,7 @@ final class HTTPDaemonRig: Sendable {
       "http", in: directory,
       config: { directory in
         config(in: directory, board: board.slavePath, extraHTTP: extraHTTP, extraConfig: extraConfig)
-      }, boards: nil, addOns: [.http(onListening: { port in continuation.yield(port) })],
+      }, inProcessBoards: false, addOns: [.http(onListening: { port in continuation.yield(port) })],
       logger: Logger(label: "http-test"))
     let port = await finishing(within: 10) {
       var iterator = ports.makeAsyncIterator()
@@ -54,7 +54,7 @@ final class HTTPDaemonRig: Sendable {
     return HTTPDaemonRig(board: board, daemon: daemon, port: port)
   }
 
-  private init(board: PseudoTerminalBoard, daemon: DaemonRig, port: Int) {
+  private init(board: PseudoTerminalBoard, daemon: DaemonRig<ContinuousClock>, port: Int) {
     self.board = board
     self.daemon = daemon
     self.port = port

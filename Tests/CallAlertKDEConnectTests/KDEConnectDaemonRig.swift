@@ -8,7 +8,7 @@ import NIOCore
 /// The daemon rig (``DaemonRig``) with one virtual board (`desk`) and the KDE Connect source on loopback, on
 /// ports handed out for this test; its events collected.
 struct KDEConnectDaemonRig {
-  let daemon: DaemonRig
+  let daemon: DaemonRig<ContinuousClock>
   let udpPort: Int
   let httpPort: Int
 

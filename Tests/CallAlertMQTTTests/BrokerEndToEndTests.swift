@@ -304,10 +304,7 @@ struct BrokerEndToEndTests {
   @Test func aBoardsButtonIsAnEventForHomeAssistant() async throws {
     let broker = try await Broker()
     try await broker.start()
-    let runners = Mutex<[String: VirtualBoardRunner<ContinuousClock>]>([:])
-    let host = try await VirtualBoards.$created.withValue({ name, runner in runners.withLock { $0[name] = runner } }) {
-      try await Host.start("upstairs", broker: broker, boards: ["desk"])
-    }
+    let host = try await Host.start("upstairs", broker: broker, boards: ["desk"])
     try await Self.online(["upstairs"], broker: broker)
     let watcher = try await broker.subscribe("callalert/hosts/upstairs/boards/+/button", seconds: 30)
     defer { watcher.kill(SIGKILL) }
@@ -316,7 +313,7 @@ struct BrokerEndToEndTests {
     let state = try await broker.subscribe("callalert/hosts/upstairs/boards/desk/state", seconds: 30)
     defer { state.kill(SIGKILL) }
     #expect(await LineLog(state.lines).first(within: 10) { $0.contains(#""connected":true"#) } != nil)
-    let runner = try #require(runners.withLock { $0["desk"] })
+    let runner = try #require(host.daemon.board("desk")?.runner)
     let topic = "callalert/hosts/upstairs/boards/desk/button "
     await runner.setButton(down: true)
     try await Task.sleep(for: .milliseconds(150))  // a person's short press, longer than the debounce

@@ -6,7 +6,7 @@ import Synchronization
 /// on the broker under its node id; its events collected.
 struct Host {
   let node: String
-  let daemon: DaemonRig
+  let daemon: DaemonRig<ContinuousClock>
 
   var directory: String { daemon.directory.path }
   var socket: String { daemon.socket }

@@ -10,7 +10,7 @@ import Synchronization
 /// port of 127.0.0.1, as `callalert run --simulate` runs it: its event lines, its log, the board's actuator
 /// changes, and the control socket for `status` and `history`.
 struct SIPRig {
-  let daemon: DaemonRig
+  let daemon: DaemonRig<ContinuousClock>
   var directory: URL { daemon.directory }
   var socket: String { daemon.socket }
   /// The account's port.
@@ -28,7 +28,6 @@ struct SIPRig {
     let port = LoopbackPorts.take()
     self.port = port
     let (lines, sink) = AsyncStream.makeStream(of: String.self)
-    let made = Made()
     daemon = try await DaemonRig.start(
       "sip",
       config: { directory in
@@ -47,8 +46,8 @@ struct SIPRig {
         \(account.contains("registrar:") ? "" : "      trusted: [127.0.0.1]")
         \(account.split(separator: "\n").map { "      " + $0 }.joined(separator: "\n"))
         """
-      }, logger: log.logger, onBoard: { _, runner in made.set(runner) }, eventSink: { sink.yield($0) })
-    guard let board = made.runner else { throw RigError("no virtual board was made") }
+      }, logger: log.logger, eventSink: { sink.yield($0) })
+    guard let board = daemon.board("desk")?.runner else { throw RigError("no virtual board was made") }
     self.board = board
     let (changes, changeSink) = AsyncStream.makeStream(of: ActuatorTimeline.Entry.self)
     await board.withBoard { $0.hardware.onChange = { changeSink.yield($0) } }
@@ -152,12 +151,6 @@ struct SIPRig {
   static func callID(in line: String) -> String? {
     guard let range = line.range(of: #""id":"ring:[^"]*""#, options: .regularExpression) else { return nil }
     return String(line[range].dropFirst(6).dropLast())
-  }
-
-  private final class Made: Sendable {
-    private let value = Mutex<VirtualBoardRunner<ContinuousClock>?>(nil)
-    func set(_ runner: VirtualBoardRunner<ContinuousClock>) { value.withLock { $0 = $0 ?? runner } }
-    var runner: VirtualBoardRunner<ContinuousClock>? { value.withLock { $0 } }
   }
 
   struct RigError: Error, CustomStringConvertible {
