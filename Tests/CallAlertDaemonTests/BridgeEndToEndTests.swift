@@ -5,8 +5,6 @@ import CallAlertText
 import CallAlertVirtualBoard
 import Foundation
 import Logging
-import ServiceLifecycle
-import Synchronization
 import Testing
 
 /// End to end: the daemon with a `sources:` config listens to a fake FRITZ!Box or Asterisk on
@@ -93,10 +91,9 @@ struct BridgeEndToEndTests {
     let server = try FakePhoneServer(playing: try FakePhoneServer.steps(flow.file))
     let config = try Self.configure(setup, kind: flow.file.hasPrefix("ami") ? "ami" : "fritzbox", port: server.port)
     let (lines, sink) = AsyncStream.makeStream(of: String.self)
-    let group = try await Daemon.makeServiceGroup(
-      options: DaemonOptions(configPath: config, readStandardInput: false), logger: Logger(label: "test"),
-      eventSink: { sink.yield($0) })
-    let running = Task { try await group.run() }
+    let daemon = try await DaemonRig.start(
+      options: DaemonOptions(configPath: config, readStandardInput: false), inProcessBoards: false,
+      logger: Logger(label: "test"), eventSink: { sink.yield($0) })
 
     var events = lines.makeAsyncIterator()
     var stopped: Set<String> = []
@@ -165,8 +162,7 @@ struct BridgeEndToEndTests {
     #expect(status.contains(#""name":"box""#) && status.contains(#""state":"connected""#), "\(status)")
 
     server.stop()
-    await group.triggerGracefulShutdown()
-    try await running.value
+    try await daemon.stop(keepingDirectory: true)
     await board.stop()
   }
 
@@ -186,10 +182,9 @@ struct BridgeEndToEndTests {
     let setup = try Rig.Setup(port: board.slavePath)
     let port = LoopbackPorts.take()  // reserved, so nobody listens there: connecting is refused
     let config = try Self.configure(setup, kind: "fritzbox", port: port)
-    let group = try await Daemon.makeServiceGroup(
-      options: DaemonOptions(configPath: config, readStandardInput: false), logger: Logger(label: "test"),
-      eventSink: { _ in })
-    let running = Task { try await group.run() }
+    let daemon = try await DaemonRig.start(
+      options: DaemonOptions(configPath: config, readStandardInput: false), inProcessBoards: false,
+      logger: Logger(label: "test"))
     var status = ""
     for _ in 0..<200 {
       status = try await ControlSocketClient.request(#"{"type":"status"}"#, path: setup.socket)
@@ -199,8 +194,7 @@ struct BridgeEndToEndTests {
     #expect(status.contains(#""state":"failing""#), "\(status)")
     #expect(status.contains("Connection refused") && status.contains(#""next_attempt_ms":"#), "\(status)")
     #expect(status.contains(#""address":"127.0.0.1:\#(port)""#), "\(status)")
-    await group.triggerGracefulShutdown()
-    try await running.value
+    try await daemon.stop(keepingDirectory: true)
     await board.stop()
   }
 }

@@ -14,11 +14,9 @@ struct DaemonDiagnosticsTests {
   /// reason was in the log, once. `status` names the port and the last failure.
   @Test func aBoardThatNeverConnectsShowsWhereTheDaemonLooksAndWhy() async throws {
     let setup = try DaemonEndToEndTests.Setup(port: "/dev/null")
-    let group = try await Daemon.makeServiceGroup(
-      options: DaemonOptions(configPath: setup.config, readStandardInput: false), logger: Logger(label: "test"),
-      eventSink: { _ in })
-    let running = Task { try await group.run() }
-    defer { running.cancel() }
+    let daemon = try await DaemonRig.start(
+      options: DaemonOptions(configPath: setup.config, readStandardInput: false), inProcessBoards: false,
+      logger: Logger(label: "test"))
     // The first try fails at once; the status is asked again until it says so, at most 10 s.
     let status = try await answer(within: 10) {
       try await ControlClient.socket(path: setup.socket).status()
@@ -29,8 +27,7 @@ struct DaemonDiagnosticsTests {
     #expect(board?.connected == false)
     #expect(board?.port == "/dev/null")
     #expect(board?.problem?.contains("/dev/null is not a serial port") == true, "\(String(describing: board))")
-    await group.triggerGracefulShutdown()
-    try await running.value
+    try await daemon.stop(keepingDirectory: true)
   }
 
   /// `status`, `notify` and `history` read the config for its socket: an `http:` section stopped them with

@@ -6,8 +6,6 @@ import CallAlertTestSupport
 import CallAlertTransport
 import CallAlertVirtualBoard
 import Foundation
-import Logging
-import ServiceLifecycle
 import Synchronization
 import Testing
 

@@ -6,8 +6,6 @@ import CallAlertTestSupport
 import CallAlertValues
 import Clocks
 import Foundation
-import Logging
-import ServiceLifecycle
 import Synchronization
 import Testing
 

@@ -8,7 +8,6 @@ import CallAlertVirtualBoard
 import Foundation
 import Logging
 import ServiceLifecycle
-import Synchronization
 import Testing
 
 @testable import CallAlertDaemon
@@ -190,8 +189,7 @@ struct LifecycleTests {
       configPath: folder.config, simulate: true, socketPath: folder.socket, readStandardInput: false,
       historyPath: folder.history
     ).withVirtualBoards()
-    let first = try await Daemon.makeServiceGroup(options: options, logger: Logger(label: "test"), eventSink: { _ in })
-    let running = Task { try await first.run() }
+    let first = try await DaemonRig.start(options: options, logger: Logger(label: "test"))
 
     for other in [
       options,
@@ -209,8 +207,7 @@ struct LifecycleTests {
     }
     // The first one is unharmed.
     #expect(Answer.of(try await folder.request(#"{"type":"status"}"#))?.isSuccess == true)
-    await first.triggerGracefulShutdown()
-    try await running.value
+    try await first.stop(keepingDirectory: true)
     // Its end released the locks: a new daemon starts.
     let again = try await Daemon.makeServiceGroup(options: options, logger: Logger(label: "test"), eventSink: { _ in })
     let rerun = Task { try await again.run() }

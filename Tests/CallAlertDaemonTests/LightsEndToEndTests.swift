@@ -4,8 +4,6 @@ import CallAlertSimulation
 import CallAlertTestSupport
 import Clocks
 import Foundation
-import Logging
-import ServiceLifecycle
 import Synchronization
 import Testing
 

@@ -5,8 +5,6 @@ import CallAlertSerial
 import CallAlertTestSupport
 import CallAlertVirtualBoard
 import Foundation
-import Logging
-import ServiceLifecycle
 import Testing
 
 /// End to end: a push with no call id rings a board over the control socket, and its

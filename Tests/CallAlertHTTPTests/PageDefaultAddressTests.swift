@@ -5,46 +5,38 @@ import CallAlertValues
 import Foundation
 import Logging
 import NIOHTTP1
-import ServiceLifecycle
 import Testing
 
 /// `callalert run` without `http:`: the page and the API on the default address, and a daemon whose default
 /// address another one holds ringing on without them (only an address asked for stops a start).
 @Suite("Page default address", .serialized, .timeLimit(.minutes(1)))
 struct PageDefaultAddressTests {
-  /// A daemon with no `http:` section and `defaultListen`: the port it listens on, `.some(nil)` once it gave
-  /// the address up, nil when neither happened within 10 s; and how to stop it.
+  /// A daemon (``DaemonRig``) with no `http:` section and `defaultListen`: the port it listens on, `.some(nil)`
+  /// once it gave the address up, nil when neither happened within 10 s; and the daemon.
   static func start(
     defaultListen: HTTPListenAddress, in directory: URL
-  ) async throws -> (
-    port: Int??, group: ServiceGroup, running: Task<Void, any Error>, socket: String
-  ) {
-    let socket = directory.appendingPathComponent("control.sock").path
-    let config = directory.appendingPathComponent("config.yaml").path
-    try """
-    boards:
-      - name: desk
-        port: /dev/null-no-board
-    socket:
-      path: \(socket)
-    history:
-      path: \(directory.appendingPathComponent("history.sqlite").path)
-    """.write(toFile: config, atomically: true, encoding: .utf8)
+  ) async throws -> (port: Int??, daemon: DaemonRig<ContinuousClock>) {
     let (outcomes, continuation) = AsyncStream.makeStream(of: Int?.self)
-    var options = DaemonOptions(configPath: config, readStandardInput: false)
-    options.addOns = [
-      .http(
-        onListening: { continuation.yield($0) }, defaultListen: defaultListen,
-        onGivenUp: { _ in continuation.yield(nil) })
-    ]
-    let group = try await Daemon.makeServiceGroup(
-      options: options, logger: Logger(label: "page-default-test"), eventSink: { _ in })
-    let running = Task { try await group.run() }
+    let daemon = try await DaemonRig.start(
+      "page-default", in: directory,
+      config: { directory in
+        """
+        boards:
+          - name: desk
+            port: /dev/null-no-board
+        \(DaemonRig.files(in: directory))
+        """
+      }, inProcessBoards: false,
+      addOns: [
+        .http(
+          onListening: { continuation.yield($0) }, defaultListen: defaultListen,
+          onGivenUp: { _ in continuation.yield(nil) })
+      ], logger: Logger(label: "page-default-test"))
     let port = await finishing(within: 10) {
       var iterator = outcomes.makeAsyncIterator()
       return await iterator.next()
     }
-    return (port ?? nil, group, running, socket)
+    return (port ?? nil, daemon)
   }
 
   @Test func withoutHTTPInTheConfigThePageIsOnTheDefaultAddress() async throws {
@@ -57,8 +49,7 @@ struct PageDefaultAddressTests {
     #expect(page.status == 200 && page.body.contains("<h1>Live</h1>"))
     #expect(page.body.contains("no such port") || page.body.contains("disconnected"), "the board says why not")
     try await browser.shutdown()
-    await daemon.group.triggerGracefulShutdown()
-    try await daemon.running.value
+    try await daemon.daemon.stop(keepingDirectory: true)
   }
 
   @Test func aTakenDefaultAddressLeavesTheDaemonRunningWithoutHTTP() async throws {
@@ -68,10 +59,9 @@ struct PageDefaultAddressTests {
     let second = try await Self.start(
       defaultListen: HTTPListenAddress(host: "127.0.0.1", port: first.port), in: directory)
     #expect(second.port == .some(nil), "the second daemon gave the address up")
-    let answer = try await ControlSocketClient.request(#"{"type":"status"}"#, path: second.socket)
+    let answer = try await second.daemon.status()
     #expect(answer.hasPrefix(#"{"ok":true,"status":"#), "the second daemon runs on: \(answer)")
-    await second.group.triggerGracefulShutdown()
-    try await second.running.value
+    try await second.daemon.stop(keepingDirectory: true)
     try await first.stop()
   }
 }

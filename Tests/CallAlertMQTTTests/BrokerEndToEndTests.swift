@@ -1,9 +1,7 @@
 import CallAlertDaemon
-import CallAlertSimulation
 import CallAlertTestSupport
 import CallAlertVirtualBoard
 import Foundation
-import Synchronization
 import Testing
 
 #if canImport(Glibc)

@@ -4,7 +4,6 @@ import CallAlertText
 import CallAlertVirtualBoard
 import Foundation
 import Logging
-import Synchronization
 
 /// The daemon rig (``DaemonRig``) with one in-process virtual board and one SIP account listening on a free UDP
 /// port of 127.0.0.1, as `callalert run --simulate` runs it: its event lines, its log, the board's actuator
