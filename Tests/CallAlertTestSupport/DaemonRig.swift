@@ -16,8 +16,10 @@ import Synchronization
 /// Requests travel the real control socket either way. The suites' own rigs (SIP, KDE Connect, MQTT hosts,
 /// HTTP) are this rig with their source's config and helpers.
 public struct DaemonRig<C: Clock<Duration>>: Sendable {
-  /// The daemon's folder: config, and by default control socket and history.
+  /// The daemon's folder: its config, and by default its control socket and history.
   public let directory: URL
+  /// The config file's path.
+  public let configPath: String
   /// The clock of the daemon and of its in-process boards and lights.
   public let clock: C
   /// Its event lines.
@@ -32,9 +34,6 @@ public struct DaemonRig<C: Clock<Duration>>: Sendable {
   /// The in-process lights, by board name.
   public let lights: [String: VirtualLight<C>]
   private let running: Task<Void, any Error>
-
-  /// The config file's path.
-  public var configPath: String { directory.appendingPathComponent("config.yaml").path }
 
   /// Starts a daemon on `clock` in `directory` (a new one named after `name` when nil) on the config `config`
   /// returns for that folder (with ``files(in:)`` in it). Its boards are in-process virtual boards on `clock`
@@ -57,9 +56,9 @@ public struct DaemonRig<C: Clock<Duration>>: Sendable {
   }
 
   /// Starts the daemon `options` ask for on `clock`, its folder `directory` (by default the config file's;
-  /// ``DaemonRigError/noFolder`` when there is neither).
-  /// Every configured board is in-process on `clock` unless `inProcessBoards` is false (then the ports the
-  /// config names, or the source `options` hand in). Its event lines go to ``events`` and to `eventSink`.
+  /// ``DaemonRigError/noFolder`` when there is neither). Every configured board is in-process on `clock` unless
+  /// `inProcessBoards` is false (then the ports the config names, or the source `options` hand in). Its event
+  /// lines go to ``events`` and to `eventSink`.
   public static func start(
     options: DaemonOptions, clock: C, in directory: URL? = nil, inProcessBoards: Bool = true, logger: Logger? = nil,
     eventSink: @escaping @Sendable (String) -> Void = { _ in }
@@ -86,15 +85,17 @@ public struct DaemonRig<C: Clock<Duration>>: Sendable {
     let socket = options.socketPath ?? directory.appendingPathComponent("control.sock").path
     let running = Task { try await group.run() }
     return DaemonRig(
-      directory: directory, clock: clock, events: events, group: group, socket: socket, boards: boards,
-      lights: lights.withLock { $0 }, running: running)
+      directory: directory, configPath: options.configPath ?? directory.appendingPathComponent("config.yaml").path,
+      clock: clock, events: events, group: group, socket: socket, boards: boards, lights: lights.withLock { $0 },
+      running: running)
   }
 
   private init(
-    directory: URL, clock: C, events: LineLog, group: ServiceGroup, socket: String, boards: [String: Board],
-    lights: [String: VirtualLight<C>], running: Task<Void, any Error>
+    directory: URL, configPath: String, clock: C, events: LineLog, group: ServiceGroup, socket: String,
+    boards: [String: Board], lights: [String: VirtualLight<C>], running: Task<Void, any Error>
   ) {
     self.directory = directory
+    self.configPath = configPath
     self.clock = clock
     self.events = events
     self.group = group
