@@ -11,11 +11,9 @@ extension BoardSource {
   /// Every configured board as an in-process virtual board on an in-memory line, in real time: what
   /// `callalert run --simulate` hands the daemon. Each board's serial number is the configured one, else
   /// `VB-<name>`. A board that is a light becomes a ``VirtualLight`` of its kind, recording its reports in its
-  /// `timeline:` file when it has one. Each board and light made is told to ``VirtualBoards``' hooks.
+  /// `timeline:` file when it has one.
   public static func virtualBoards() -> BoardSource {
-    virtualBoards(
-      clock: ContinuousClock(), created: { name, runner in VirtualBoards.created?(name, runner) },
-      createdLight: { name, light in VirtualBoards.createdLight?(name, light) })
+    virtualBoards(clock: ContinuousClock())
   }
 
   /// The in-process boards of ``virtualBoards()`` on `clock`: the daemon's own clock, so that a test driving
@@ -60,14 +58,6 @@ extension BoardSource {
     if case .success(let light) = made { created?(board.name, light) }
     return LightConnection(kind: kind, appearance: board.light, open: { try made.get() })
   }
-}
-
-/// Hooks into the virtual boards `BoardSource.virtualBoards()` makes.
-public enum VirtualBoards {
-  /// Called with each in-process board made, by name: lets tests read its timeline.
-  @TaskLocal public static var created: (@Sendable (String, VirtualBoardRunner<ContinuousClock>) -> Void)?
-  /// Called with each in-process light made, by name: lets tests read what it received.
-  @TaskLocal public static var createdLight: (@Sendable (String, VirtualLight<ContinuousClock>) -> Void)?
 }
 
 /// An in-process board's runner as a service: it runs until graceful shutdown reaches it (SIGINT, SIGTERM),
