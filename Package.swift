@@ -39,6 +39,9 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
     .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
+    // The tests' one process spawner (CallAlertTestSupport's SpawnedProcess); no traits: Foundation's extras
+    // for Data are not used.
+    .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2", traits: []),
   ],
   targets: [
     // Portable (standard library only; also compiled as Embedded Swift by `make firmware-check`).
@@ -66,14 +69,19 @@ let package = Package(
       dependencies: ["CallAlertBoardCore", "CallAlertProtocol", "CallAlertRuntime", "CallAlertTransport"],
       swiftSettings: strictSettings),
 
-    // Host: what the text parsers share: YAML errors and marks read as line:column, "did you mean" hints.
+    // Host: YAML errors and marks read as line:column, for the parsers that read YAML (config, patterns).
     .target(
       name: "CallAlertParsing", dependencies: [.product(name: "Yams", package: "Yams")], swiftSettings: strictSettings),
+    // Host: text read without Yams: the JSON reader (values with offsets, paths), offsets as line:column,
+    // "did you mean" hints, input errors and text made safe to show.
+    .target(name: "CallAlertText", swiftSettings: strictSettings),
 
     // Host: pattern files (YAML), ring cadences, RTTTL, vibration waveforms; compiled to the table format.
     .target(
       name: "CallAlertPatterns",
-      dependencies: ["CallAlertProtocol", "CallAlertParsing", .product(name: "Yams", package: "Yams")],
+      dependencies: [
+        "CallAlertProtocol", "CallAlertParsing", "CallAlertText", .product(name: "Yams", package: "Yams"),
+      ],
       swiftSettings: strictSettings),
 
     // Host: byte transports (the protocol, the in-memory pair, the descriptor channel); no serial-port code.
@@ -103,18 +111,24 @@ let package = Package(
     // Host: the alert engine (pure state machine), its configuration and inputs.
     .target(
       name: "CallAlertEngine", dependencies: ["CallAlertProtocol", "CallAlertLights"], swiftSettings: strictSettings),
+    // Host: the values the host modules share, with no I/O and no YAML: the configuration and its sections
+    // (sources, SIP accounts, HTTP, MQTT, KDE Connect, push rules), push payloads read from JSON, call records.
+    .target(
+      name: "CallAlertValues", dependencies: ["CallAlertEngine", "CallAlertText"], swiftSettings: strictSettings),
+    // Host: the configuration file (YAML) read into those values, the quiet-hours file, anonymous-call tracking.
     .target(
       name: "CallAlertInputs",
       dependencies: [
-        "CallAlertEngine", "CallAlertProtocol", "CallAlertBridges", "CallAlertParsing", "CallAlertLights",
-        .product(name: "Yams", package: "Yams"),
+        "CallAlertEngine", "CallAlertProtocol", "CallAlertValues", "CallAlertText", "CallAlertBridges",
+        "CallAlertParsing", "CallAlertLights", .product(name: "Yams", package: "Yams"),
       ],
       swiftSettings: strictSettings),
     // Host: phone systems as sources of calls (FRITZ!Box call monitor, Asterisk AMI): parsers, trackers, clients.
     .target(
       name: "CallAlertBridges",
       dependencies: [
-        "CallAlertEngine", "CallAlertTransport", .product(name: "SystemPackage", package: "swift-system"),
+        "CallAlertEngine", "CallAlertValues", "CallAlertTransport",
+        .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: strictSettings),
     // Host: MQTT (libmosquitto): calls in from a broker, shared state out, Home Assistant discovery.
@@ -122,7 +136,7 @@ let package = Package(
       name: "CMosquitto", providers: [.apt(["libmosquitto-dev"]), .brew(["mosquitto"])]),
     .target(
       name: "CallAlertMQTT",
-      dependencies: ["CMosquitto", "CallAlertEngine", "CallAlertInputs", "CallAlertControl"],
+      dependencies: ["CMosquitto", "CallAlertEngine", "CallAlertControl", "CallAlertText", "CallAlertValues"],
       swiftSettings: strictSettings),
     // Host: SIP ring extensions: sofia-sip's user agent (NUA) behind a small C shim (its calls take variadic tag
     // lists Swift cannot pass), in a thread of its own; INVITEs become the engine's inputs.
@@ -130,18 +144,18 @@ let package = Package(
       name: "CSofiaSIP", pkgConfig: "sofia-sip-ua", providers: [.apt(["libsofia-sip-ua-dev"]), .brew(["sofia-sip"])]),
     .target(name: "CCallAlertSIP", dependencies: ["CSofiaSIP"]),
     .target(
-      name: "CallAlertSIP", dependencies: ["CCallAlertSIP", "CallAlertBridges", "CallAlertEngine"],
+      name: "CallAlertSIP", dependencies: ["CCallAlertSIP", "CallAlertBridges", "CallAlertEngine", "CallAlertValues"],
       swiftSettings: strictSettings),
     // Host: the control protocol as types: requests, answers, status, the typed client; JSON only at the edge.
     .target(
       name: "CallAlertControl",
       dependencies: [
-        "CallAlertEngine", "CallAlertInputs", "CallAlertHistory", "CallAlertProtocol", "CallAlertParsing",
+        "CallAlertEngine", "CallAlertProtocol", "CallAlertText", "CallAlertValues",
       ],
       swiftSettings: strictSettings),
     .target(
       name: "CallAlertHistory",
-      dependencies: ["CallAlertEngine", .product(name: "GRDB", package: "GRDB.swift")],
+      dependencies: ["CallAlertEngine", "CallAlertValues", .product(name: "GRDB", package: "GRDB.swift")],
       swiftSettings: strictSettings),
 
     // Host: the HTTP API, the telephony webhooks' parsers, live events (SSE) and /metrics, on Hummingbird 2; it
@@ -149,8 +163,9 @@ let package = Package(
     .target(
       name: "CallAlertHTTP",
       dependencies: [
-        "CallAlertControl", "CallAlertEngine", "CallAlertInputs", "CallAlertHistory", "CallAlertParsing",
-        "CallAlertPatterns", "CallAlertProtocol", .product(name: "Hummingbird", package: "hummingbird"),
+        "CallAlertControl", "CallAlertEngine", "CallAlertInputs",
+        "CallAlertPatterns", "CallAlertProtocol", "CallAlertText", "CallAlertValues",
+        .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
@@ -168,7 +183,8 @@ let package = Package(
       dependencies: [
         "CallAlertEngine", "CallAlertInputs", "CallAlertControl", "CallAlertHistory", "CallAlertClient",
         "CallAlertSerial", "CallAlertTransport", "CallAlertPatterns", "CallAlertProtocol", "CallAlertRuntime",
-        "CallAlertBridges", "CallAlertMQTT", "CallAlertSIP", "CallAlertLights", "CallAlertHID",
+        "CallAlertBridges", "CallAlertMQTT", "CallAlertSIP", "CallAlertLights", "CallAlertHID", "CallAlertText",
+        "CallAlertValues",
         .product(name: "SystemPackage", package: "swift-system"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -182,7 +198,7 @@ let package = Package(
       name: "CallAlertHTTPDaemon",
       dependencies: [
         "CallAlertDaemon", "CallAlertHTTP", "CallAlertBridges", "CallAlertInputs", "CallAlertControl",
-        "CallAlertEngine", "CallAlertDoctor", "CallAlertPatterns",
+        "CallAlertEngine", "CallAlertDoctor", "CallAlertPatterns", "CallAlertText", "CallAlertValues",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ],
@@ -193,7 +209,7 @@ let package = Package(
     .target(
       name: "CallAlertKDEConnect",
       dependencies: [
-        "CallAlertEngine", "CallAlertInputs",
+        "CallAlertEngine", "CallAlertText", "CallAlertValues",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -208,7 +224,7 @@ let package = Package(
     .target(
       name: "CallAlertKDEConnectDaemon",
       dependencies: [
-        "CallAlertDaemon", "CallAlertKDEConnect", "CallAlertControl", "CallAlertEngine", "CallAlertInputs",
+        "CallAlertDaemon", "CallAlertKDEConnect", "CallAlertControl", "CallAlertEngine", "CallAlertValues",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ],
@@ -232,7 +248,7 @@ let package = Package(
       dependencies: [
         "CallAlertInputs", "CallAlertControl", "CallAlertDaemon", "CallAlertClient", "CallAlertPatterns",
         "CallAlertProtocol", "CallAlertTransport", "CallAlertSerial", "CallAlertBridges", "CallAlertEngine",
-        "CallAlertHID", "CallAlertLights",
+        "CallAlertHID", "CallAlertLights", "CallAlertText", "CallAlertValues",
       ],
       swiftSettings: strictSettings),
     .target(name: "CBuildInfo"),
@@ -245,6 +261,7 @@ let package = Package(
         "CallAlertDaemon", "CallAlertInputs", "CallAlertControl", "CallAlertHistory", "CallAlertEngine",
         "CallAlertPatterns", "CallAlertQemu", "CallAlertDoctor", "CallAlertTransport", "CallAlertSimulation",
         "CallAlertHTTPDaemon", "CallAlertKDEConnectDaemon", "CBuildInfo", "CallAlertLights", "CallAlertHID",
+        "CallAlertText", "CallAlertValues",
         .product(name: "SystemPackage", package: "swift-system"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
@@ -261,13 +278,14 @@ let package = Package(
       path: "Tools/fuzz-patterns"),
     .executableTarget(
       name: "callalert-fuzz-push",
-      dependencies: ["CallAlertFuzzDriver", "CallAlertInputs", "CallAlertControl", "CallAlertEngine"],
+      dependencies: ["CallAlertFuzzDriver", "CallAlertControl", "CallAlertEngine", "CallAlertValues"],
       path: "Tools/fuzz-push"),
     .executableTarget(
-      name: "callalert-fuzz-fritzbox", dependencies: ["CallAlertFuzzDriver", "CallAlertBridges"],
+      name: "callalert-fuzz-fritzbox", dependencies: ["CallAlertFuzzDriver", "CallAlertBridges", "CallAlertValues"],
       path: "Tools/fuzz-fritzbox"),
     .executableTarget(
-      name: "callalert-fuzz-ami", dependencies: ["CallAlertFuzzDriver", "CallAlertBridges"], path: "Tools/fuzz-ami"),
+      name: "callalert-fuzz-ami", dependencies: ["CallAlertFuzzDriver", "CallAlertBridges", "CallAlertValues"],
+      path: "Tools/fuzz-ami"),
 
     // Benchmarks and the reliability soak (`make bench`, `make soak`); the C target counts heap allocations
     // by interposing malloc and its relatives in the bench executable (glibc only).
@@ -278,7 +296,7 @@ let package = Package(
         "CallAlertBenchMalloc", "CallAlertProtocol", "CallAlertBoardCore", "CallAlertSerial", "CallAlertTransport",
         "CallAlertVirtualBoard", .product(name: "SystemPackage", package: "swift-system"),
         "CallAlertClient", "CallAlertDaemon", "CallAlertSimulation", "CallAlertEngine", "CallAlertHTTPDaemon",
-        "CallAlertHistory", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        "CallAlertHistory", "CallAlertValues", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
@@ -293,9 +311,11 @@ let package = Package(
     .target(
       name: "CallAlertTestSupport",
       dependencies: [
-        "CTestProcess", "CallAlertVirtualBoard", "CallAlertSerial", "CallAlertTransport",
-        .product(name: "SystemPackage", package: "swift-system"),
+        "CTestProcess", "CallAlertVirtualBoard", "CallAlertSerial", "CallAlertTransport", "CallAlertDaemon",
+        "CallAlertSimulation", .product(name: "SystemPackage", package: "swift-system"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "Clocks", package: "swift-clocks"), .product(name: "Logging", package: "swift-log"),
+        .product(name: "Subprocess", package: "swift-subprocess"),
       ],
       path: "Tests/CallAlertTestSupport", swiftSettings: strictSettings),
     .testTarget(
@@ -348,19 +368,24 @@ let package = Package(
       dependencies: ["CallAlertEngine", "CallAlertProtocol"],
       swiftSettings: strictSettings
     ),
+    .testTarget(name: "CallAlertTextTests", dependencies: ["CallAlertText"], swiftSettings: strictSettings),
+    .testTarget(
+      name: "CallAlertValuesTests",
+      dependencies: ["CallAlertValues", "CallAlertText", "CallAlertEngine", "CallAlertTestSupport"],
+      swiftSettings: strictSettings),
     .testTarget(
       name: "CallAlertInputsTests",
       dependencies: [
-        "CallAlertInputs", "CallAlertControl", "CallAlertEngine", "CallAlertProtocol", "CallAlertBridges",
-        "CallAlertTestSupport", "CallAlertLights",
+        "CallAlertInputs", "CallAlertControl", "CallAlertEngine", "CallAlertProtocol",
+        "CallAlertTestSupport", "CallAlertLights", "CallAlertText", "CallAlertValues",
       ],
       swiftSettings: strictSettings
     ),
     .testTarget(
       name: "CallAlertControlTests",
       dependencies: [
-        "CallAlertControl", "CallAlertInputs", "CallAlertEngine", "CallAlertHistory", "CallAlertProtocol",
-        "CallAlertTestSupport",
+        "CallAlertControl", "CallAlertInputs", "CallAlertEngine", "CallAlertProtocol",
+        "CallAlertTestSupport", "CallAlertText", "CallAlertValues",
       ],
       swiftSettings: strictSettings
     ),
@@ -369,7 +394,7 @@ let package = Package(
     .testTarget(
       name: "CallAlertCLITests",
       dependencies: [
-        "callalert", "CallAlertControl", "CallAlertEngine", "CallAlertInputs", "CallAlertHistory", "CallAlertLights",
+        "callalert", "CallAlertControl", "CallAlertEngine", "CallAlertLights", "CallAlertValues", "CallAlertPatterns",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -377,7 +402,7 @@ let package = Package(
     ),
     .testTarget(
       name: "CallAlertHistoryTests",
-      dependencies: ["CallAlertHistory", "CallAlertEngine"],
+      dependencies: ["CallAlertHistory", "CallAlertEngine", "CallAlertValues"],
       swiftSettings: strictSettings
     ),
     .testTarget(
@@ -388,7 +413,8 @@ let package = Package(
         "CallAlertControl", "CallAlertTestSupport", .product(name: "SystemPackage", package: "swift-system"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Clocks", package: "swift-clocks"),
-        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), "CallAlertLights",
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), "CallAlertLights", "CallAlertText",
+        "CallAlertValues", "CallAlertClient",
       ],
       exclude: ["FakeHidraw"],
       swiftSettings: strictSettings
@@ -398,7 +424,7 @@ let package = Package(
       dependencies: [
         "CallAlertHTTP", "CallAlertHTTPDaemon", "CallAlertDaemon", "CallAlertSimulation", "CallAlertControl",
         "CallAlertEngine",
-        "CallAlertInputs", "CallAlertHistory", "CallAlertVirtualBoard", "CallAlertTestSupport",
+        "CallAlertInputs", "CallAlertVirtualBoard", "CallAlertTestSupport", "CallAlertText", "CallAlertValues",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "NIOCore", package: "swift-nio"),
@@ -415,7 +441,7 @@ let package = Package(
         "CallAlertDoctor", "CallAlertLights", "CallAlertHID", "CallAlertInputs", "CallAlertControl",
         "CallAlertProtocol",
         "CallAlertDaemon",
-        "CallAlertSerial", "CallAlertPatterns", "CallAlertEngine",
+        "CallAlertSerial", "CallAlertPatterns", "CallAlertEngine", "CallAlertText", "CallAlertValues",
       ],
       exclude: ["Fixtures"],
       swiftSettings: strictSettings
@@ -423,7 +449,7 @@ let package = Package(
     .testTarget(
       name: "CallAlertBridgesTests",
       dependencies: [
-        "CallAlertBridges", "CallAlertEngine", "CallAlertSerial", "CallAlertTransport",
+        "CallAlertBridges", "CallAlertEngine", "CallAlertSerial", "CallAlertTransport", "CallAlertValues",
         .product(name: "Clocks", package: "swift-clocks"),
       ],
       exclude: ["Fixtures"],
@@ -433,7 +459,7 @@ let package = Package(
       name: "CallAlertMQTTTests",
       dependencies: [
         "CallAlertMQTT", "CallAlertDaemon", "CallAlertSimulation", "CallAlertEngine", "CallAlertInputs",
-        "CallAlertControl", "CallAlertVirtualBoard", "CallAlertTestSupport",
+        "CallAlertControl", "CallAlertVirtualBoard", "CallAlertTestSupport", "CallAlertText", "CallAlertValues",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ],
@@ -443,10 +469,9 @@ let package = Package(
     .testTarget(
       name: "CallAlertSIPTests",
       dependencies: [
-        "CallAlertSIP", "CallAlertBridges", "CallAlertEngine", "CallAlertDaemon", "CallAlertSimulation",
-        "CallAlertVirtualBoard", "CallAlertProtocol", "CallAlertTestSupport", "CallAlertInputs",
+        "CallAlertSIP", "CallAlertEngine", "CallAlertVirtualBoard", "CallAlertProtocol", "CallAlertTestSupport",
+        "CallAlertText", "CallAlertValues",
         .product(name: "Logging", package: "swift-log"),
-        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ],
       exclude: ["Scenarios"],
       swiftSettings: strictSettings
@@ -454,11 +479,10 @@ let package = Package(
     .testTarget(
       name: "CallAlertKDEConnectTests",
       dependencies: [
-        "CallAlertKDEConnect", "CallAlertKDEConnectDaemon", "CallAlertDaemon", "CallAlertSimulation",
-        "CallAlertEngine", "CallAlertInputs", "CallAlertControl", "CallAlertTestSupport", "CallAlertHTTPDaemon",
+        "CallAlertKDEConnect", "CallAlertKDEConnectDaemon", "CallAlertEngine", "CallAlertInputs", "CallAlertControl",
+        "CallAlertTestSupport", "CallAlertHTTPDaemon",
+        "CallAlertText", "CallAlertValues",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
-        .product(name: "Logging", package: "swift-log"),
-        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -485,7 +509,7 @@ let package = Package(
       name: "CallAlertConformanceTests",
       dependencies: [
         "CallAlertClient", "CallAlertVirtualBoard", "CallAlertSerial", "CallAlertTransport", "CallAlertProtocol",
-        "CallAlertBoardCore", "CallAlertQemu", "CallAlertInputs",
+        "CallAlertBoardCore", "CallAlertQemu", "CallAlertText",
         .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: strictSettings

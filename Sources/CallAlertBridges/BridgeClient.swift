@@ -1,5 +1,6 @@
 import CallAlertEngine
 import CallAlertTransport
+import CallAlertValues
 
 /// Listens to one phone system: connects, reads its protocol, follows its calls and hands the engine's inputs
 /// on; when the connection fails or drops, it tries again after a backoff (fast first, up to a minute) on the

@@ -1,4 +1,5 @@
 import CallAlertEngine
+import CallAlertValues
 
 /// The one place where a source's notifications become the engine's inputs: it applies the source's filters
 /// (which calls ring, on which boards, with which pattern) and names calls `source:id`, so two sources never

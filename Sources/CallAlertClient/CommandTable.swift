@@ -1,45 +1,45 @@
-/// The client's bookkeeping of commands in flight, by sequence number: who waits for which answer, which
+/// The client's bookkeeping of its callers' requests, by key (a request's number): who waits for which answer, which
 /// commands of a batch have no waiter yet, and the results that came for those before anyone waited.
 ///
 /// A pure value: the client stores its callers' continuations as `Waiter`s and resumes the ones this table
 /// hands back, so every rule here is tested without a link or a clock.
-struct CommandTable<Waiter, Outcome> {
-  private var waiting: [UInt16: Waiter] = [:]
+struct CommandTable<Key: Hashable, Waiter, Outcome> {
+  private var waiting: [Key: Waiter] = [:]
   /// Commands of a batch whose caller has not started waiting for them yet.
-  private var batched: Set<UInt16> = []
+  private var batched: Set<Key> = []
   /// Results that came for batched commands before their caller waited for them.
-  private var unclaimed: [UInt16: Outcome] = [:]
+  private var unclaimed: [Key: Outcome] = [:]
 
   /// Commands and results still tracked: zero once every caller has its result.
   var count: Int { waiting.count + batched.count + unclaimed.count }
 
   /// Notes commands sent as one batch: their results are kept until ``claim(_:orWait:)`` asks for them.
-  mutating func beginBatch(_ sequences: some Sequence<UInt16>) { batched.formUnion(sequences) }
+  mutating func beginBatch(_ keys: some Sequence<Key>) { batched.formUnion(keys) }
 
-  /// The result already kept for `sequence` (the sequence is no longer tracked then); nil when there is
+  /// The result already kept for `key` (the key is no longer tracked then); nil when there is
   /// none yet, in which case `waiter` now waits for it.
-  mutating func claim(_ sequence: UInt16, orWait waiter: Waiter) -> Outcome? {
-    if let early = unclaimed.removeValue(forKey: sequence) {
-      batched.remove(sequence)
+  mutating func claim(_ key: Key, orWait waiter: Waiter) -> Outcome? {
+    if let early = unclaimed.removeValue(forKey: key) {
+      batched.remove(key)
       return early
     }
-    waiting[sequence] = waiter
+    waiting[key] = waiter
     return nil
   }
 
-  /// Waits for `sequence`'s result (a command outside any batch).
-  mutating func wait(for sequence: UInt16, _ waiter: Waiter) { waiting[sequence] = waiter }
+  /// Waits for `key`'s result (a command outside any batch).
+  mutating func wait(for key: Key, _ waiter: Waiter) { waiting[key] = waiter }
 
   /// The waiter to hand `outcome` to, if one waits; otherwise a batched command's result is kept, and any
-  /// other is dropped (a second report of a sequence already answered).
-  mutating func complete(_ sequence: UInt16, with outcome: Outcome) -> Waiter? {
-    if let waiter = waiting.removeValue(forKey: sequence) {
-      // Claimed now: a second report of the same sequence (a give-up, then the restart that follows it)
+  /// other is dropped (a second report of a key already answered).
+  mutating func complete(_ key: Key, with outcome: Outcome) -> Waiter? {
+    if let waiter = waiting.removeValue(forKey: key) {
+      // Claimed now: a second report of the same key (a give-up, then the restart that follows it)
       // must not be kept for a later command that reuses the number.
-      batched.remove(sequence)
+      batched.remove(key)
       return waiter
     }
-    if batched.contains(sequence) { unclaimed[sequence] = outcome }
+    if batched.contains(key) { unclaimed[key] = outcome }
     return nil
   }
 
@@ -49,8 +49,8 @@ struct CommandTable<Waiter, Outcome> {
     let pending = waiting
     waiting.removeAll()
     batched.subtract(pending.keys)
-    for sequence in batched where pending[sequence] == nil && unclaimed[sequence] == nil {
-      unclaimed[sequence] = outcome
+    for key in batched where pending[key] == nil && unclaimed[key] == nil {
+      unclaimed[key] = outcome
     }
     return Array(pending.values)
   }

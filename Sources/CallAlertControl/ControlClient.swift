@@ -1,5 +1,5 @@
-import CallAlertHistory
-import CallAlertInputs
+import CallAlertText
+import CallAlertValues
 
 /// Talks the control protocol with typed values: a ``ControlRequest`` goes out as one line, the answer line
 /// comes back as a ``ControlResponse``. What carries the lines (the Unix socket, a test's in-memory handler)

@@ -1,4 +1,4 @@
-import CallAlertInputs
+import CallAlertText
 
 extension ControlRequest {
   /// Parses a request body whose type the caller already knows (an HTTP route: `POST /v1/calls` is a `call`):

@@ -1,5 +1,6 @@
 import CallAlertEngine
-import CallAlertInputs
+import CallAlertText
+import CallAlertValues
 
 extension ControlRequest {
   /// The request as one JSON line, without its newline, as ``ControlClient`` sends it: the only place a

@@ -1,6 +1,6 @@
 import CallAlertEngine
-import CallAlertInputs
-import CallAlertParsing
+import CallAlertText
+import CallAlertValues
 import Foundation
 
 /// One request of the control protocol: a JSON object per line, on standard input and on the Unix control

@@ -1,5 +1,5 @@
-import CallAlertHistory
-import CallAlertInputs
+import CallAlertText
+import CallAlertValues
 import Foundation
 
 extension ControlResponse {

@@ -1,5 +1,5 @@
-import CallAlertHistory
-import CallAlertInputs
+import CallAlertText
+import CallAlertValues
 
 /// One answer of the control protocol, as a value: what the daemon's ``ControlRequest`` handler returns, and
 /// what ``ControlClient`` gives back. Written to the wire only at the edge (``line``), one JSON object per

@@ -1,5 +1,6 @@
 import CallAlertEngine
-import CallAlertInputs
+import CallAlertText
+import CallAlertValues
 import Foundation
 
 /// Writes engine events as lines for standard output and listeners: JSON (one object per line, for

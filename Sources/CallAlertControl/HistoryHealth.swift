@@ -1,5 +1,5 @@
-import CallAlertHistory
-import CallAlertInputs
+import CallAlertText
+import CallAlertValues
 import Foundation
 
 /// Whether the call history is being written, as `status` reports it (`"history":{...}`), and as the

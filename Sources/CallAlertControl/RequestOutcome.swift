@@ -1,5 +1,5 @@
 import CallAlertEngine
-import CallAlertInputs
+import CallAlertText
 
 /// What a `call`, `hangup`, `answered`, `ack` or `push` request did, for the control answer and
 /// `callalert notify`: `ringing c1 on desk`, `unknown call id c9`, `ignored: ...`.

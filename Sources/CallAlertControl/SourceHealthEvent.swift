@@ -1,4 +1,5 @@
-import CallAlertInputs
+import CallAlertText
+import CallAlertValues
 import Foundation
 
 extension StatusReport.Source {

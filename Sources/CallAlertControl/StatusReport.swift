@@ -1,6 +1,6 @@
 import CallAlertEngine
-import CallAlertInputs
 import CallAlertProtocol
+import CallAlertValues
 
 /// `callalert status` as JSON: active calls, missed calls, do-not-disturb, boards.
 public struct StatusReport: Codable, Equatable, Sendable {

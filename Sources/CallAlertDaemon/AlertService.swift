@@ -6,7 +6,9 @@ import CallAlertPatterns
 import CallAlertProtocol
 import CallAlertRuntime
 import CallAlertSerial
+import CallAlertText
 import CallAlertTransport
+import CallAlertValues
 import Foundation
 import Logging
 

@@ -12,17 +12,14 @@ import Synchronization
 /// may take milliseconds of CPU or wait for the disk, such as the history's SQLite commits.
 ///
 /// ``Priority/idle`` threads run at a lower scheduling priority than the rest of the daemon, for work that
-/// must never hold up a ring. On a two-core machine a commit on a Dispatch worker at the same priority as the
-/// event loop delayed the board frames of the requests that came meanwhile by one or two milliseconds. On
-/// Linux such a thread runs under `SCHED_IDLE`: it gets a core only when nothing else wants it, and a thread
-/// of the normal class that wakes takes the core back at once. Nice 10 was not enough: the kernel's EEVDF
-/// scheduler lets a thread that just woke run its slice out, and a commit woken by its 50 ms timer held a
-/// core for a whole millisecond while the loop that rings the boards waited beside it (the bench's slowest
-/// fan-outs, one every 50 ms). Should `SCHED_IDLE` be refused, the thread falls back to nice 10. The price:
-/// on a machine whose cores are all busy with other work, an idle thread gets next to nothing (its weight is
-/// 3 against 1 024 for a normal thread), so work that must get done goes to a ``Priority/normal`` thread
-/// (see ``HistoryWriter``). A thread cannot raise its own priority again without privilege, hence two threads
-/// rather than one that changes class.
+/// must never hold up a ring: a commit at the event loop's priority delays the board frames of the requests
+/// that come meanwhile. On Linux such a thread runs under `SCHED_IDLE`: it gets a core only when nothing
+/// else wants it, and a thread of the normal class that wakes takes the core back at once; nice 10 does not
+/// do that (the scheduler lets a thread that just woke run its slice out; docs/BENCH.md has the figures).
+/// Should `SCHED_IDLE` be refused, the thread falls back to nice 10. The price: on a machine whose cores are
+/// all busy with other work, an idle thread gets next to nothing, so work that must get done goes to a
+/// ``Priority/normal`` thread (see ``HistoryWriter``). A thread cannot raise its own priority again without
+/// privilege, hence two threads rather than one that changes class.
 ///
 /// The thread ends once ``finish()`` was called and the work handed in before it ran (the owner calls it
 /// from its `deinit`).

@@ -8,9 +8,9 @@ import CallAlertProtocol
 /// the board: it would have superseded whatever played, and the STOP would have ended it, so the pair becomes
 /// one STOP of whatever plays (``CallAlertProtocol/Command/stopAll``), and two such STOPs in a row at the end
 /// of the queue are one. Calls hung up faster than the link carries their PLAYs thus leave the queue near that
-/// depth instead of two commands each: with an unbounded stream, 1 000 000 call/hangup pairs on the control
-/// socket (the long-life soak) queued about 300 MB of commands that a virtual board then played for minutes
-/// after the last hangup.
+/// depth instead of two commands each, and a flood of call/hangup pairs neither grows the daemon's memory
+/// without bound nor leaves the board playing stale calls long after the last hangup (docs/BENCH.md, the
+/// long-life soak).
 struct BoardCommandQueue<Arrival: Sendable>: Sendable {
   /// An effect as queued: with a call's arrival when a call's arrival caused it.
   struct Item: Sendable {

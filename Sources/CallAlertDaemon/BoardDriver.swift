@@ -6,11 +6,14 @@ import CallAlertRuntime
 import CallAlertSerial
 import CallAlertTransport
 import Logging
-import Synchronization
 
 /// One board of the daemon: keeps it connected (reconnecting as it comes and goes), carries out the
 /// engine's commands for it in order, and turns what the board reports into engine inputs. What the board
 /// is (a CallAlert board on its serial link, a USB light) is its ``BoardDevice``'s business.
+///
+/// Its jobs around that are named types: effects arrive through a ``BoardCommandInbox``, the pauses between
+/// tries to open the board are the ``BoardReconnectPolicy``, what an event means for the engine, the link
+/// state and the log is a ``BoardEventRoute``, and what is logged how often is the ``BoardDriverLog``.
 actor BoardDriver<C: Clock> where C.Duration == Duration {
   /// Runs on the process's event loop, beside the descriptors it reads and writes, so that bytes and
   /// requests reach it without a hand-off between threads (see ``DescriptorEventLoop``).
@@ -27,10 +30,8 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
   private let submit: @Sendable (EngineInput) async -> Void
   /// Told each press of the button and its kind, before the press is submitted as an acknowledgement.
   private let pressed: @Sendable (PressKind) async -> Void
-  /// The effects waiting for the command worker (see ``BoardCommandQueue``), and its wake-up call.
-  private let waiting = Mutex(BoardCommandQueue<C.Instant>())
-  private let commands: AsyncStream<Void>.Continuation
-  private let commandStream: AsyncStream<Void>
+  /// The effects waiting for the command worker.
+  private let inbox: BoardCommandInbox<C.Instant>
   /// Told each call's time from its arrival to this board's acknowledged PLAY.
   private let callToPlay: CallToPlayListeners?
   /// What the board is busy with: the token it plays and the PLAYs queued (shared with the device).
@@ -39,17 +40,12 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
   /// How the link stands, for `status`.
   private(set) var link = BoardLinkState.connecting
   /// Why the board is not connected: the last failure to connect it, with what to do; nil once connected.
-  /// Logged once, it was only in the log, while `status` said `connecting` for ever.
+  /// `status` shows it, since the log says it only once.
   private(set) var problem: String?
-  /// Repeated FAULTs and line noise: the first logged, then a summary per interval.
-  private var throttle = LogThrottle(intervalMs: BoardDriver.logSummaryIntervalMs)
-  /// The last pattern fallback logged: a board without a table falls back on every call, logged once.
-  private var repeatedFallback = RepeatedMessageFilter()
+  /// What is logged, and how often.
+  private var log: BoardDriverLog
   private var summaryTimer: Task<Void, Never>?
   private let start: C.Instant
-
-  /// How long one summary of repeated log lines covers.
-  static var logSummaryIntervalMs: UInt64 { 10_000 }
 
   /// A driver for a CallAlert board on its serial link, opened by `connect`.
   init(
@@ -81,7 +77,8 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
     self.submit = submit
     self.pressed = pressed
     start = clock.now
-    (commandStream, commands) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    inbox = BoardCommandInbox(activity: activity)
+    log = BoardDriverLog(board: name)
   }
 
   /// Hands the board a new pattern table (see ``BoardDevice/install(_:progress:)``).
@@ -110,22 +107,18 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
   /// before its turn is not carried out (see ``BoardCommandQueue``). A PLAY with a `callArrival` reports the
   /// time from it to the board's acknowledgement.
   nonisolated func enqueue(_ effect: EngineEffect, callArrival: C.Instant? = nil) {
-    if case .play = effect { activity.queuedPlays(by: 1) }
-    if waiting.withLock({ $0.append(effect, callArrival: callArrival) }) {
-      activity.queuedPlays(by: -1)  // the PLAY left the queue with its STOP
-    }
-    commands.yield()
+    inbox.enqueue(effect, callArrival: callArrival)
   }
 
   /// Connects (retrying with backoff until it works), then serves commands and board events until
   /// cancelled; on the way out, stops whatever plays. The command worker and the event reader are child
   /// tasks: both end when this task is cancelled (their streams end with it), and so does this call.
   func run() async {
-    let stream = commandStream
+    let inbox = self.inbox
     await withTaskGroup(of: Void.self) { group in
       group.addTask {
-        for await _ in stream {
-          while !Task.isCancelled, let queued = self.waiting.withLock({ $0.next() }) {
+        for await _ in inbox.wakeUps {
+          while !Task.isCancelled, let queued = inbox.next() {
             await self.perform(queued.effect, callArrival: queued.callArrival)
           }
         }
@@ -139,14 +132,13 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
     }
     summaryTimer?.cancel()
     if isOpen { await device.close() }
-    commands.finish()
+    inbox.finish()
   }
 
-  /// Opens the board, with pauses from the one reconnect policy between tries (the serial client reopens an
-  /// unplugged port itself, with the same pauses); returns its events, or nil when cancelled first.
+  /// Opens the board, with the pauses of the one ``BoardReconnectPolicy`` between tries (the serial client
+  /// reopens an unplugged port itself, with the same pauses); returns its events, or nil when cancelled first.
   private func openWithBackoff() async -> AsyncStream<BoardDeviceEvent>? {
-    var backoff = Backoff(initial: .milliseconds(200), maximum: .seconds(5))
-    var unavailable = RepeatedMessageFilter()
+    var backoff = BoardReconnectPolicy.backoff
     while !Task.isCancelled {
       do {
         let opening = try await device.open()
@@ -156,12 +148,9 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
         return opening.events
       } catch {
         let delay = backoff.next()
-        let reason = error.description
-        problem = reason
-        // Once, and again when the reason changes; every retry only at debug level.
-        logger.log(
-          level: unavailable.isNew(reason) ? .notice : .debug,
-          "board \(name) not available: \(reason); retrying in \(delay)")
+        problem = error.description
+        let (level, line) = log.unavailable(error.description, retryingIn: delay)
+        logger.log(level: level, "\(line)")
         do { try await clock.sleep(for: delay, tolerance: nil) } catch { return nil }
       }
     }
@@ -171,53 +160,27 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
   private func connected() {
     link = .connected
     problem = nil
-    repeatedFallback.reset()  // its table may have changed
+    log.connected()
   }
 
+  /// Carries out what the event means, in the order its ``BoardEventRoute`` says.
   private func handle(_ event: BoardDeviceEvent) async {
-    switch event {
-    case .pressed(let kind):
-      await pressed(kind)
-      await submit(.acknowledge(board: name))
-    case .playEnded(let token, let reason):
-      if token == activity.playingToken { await played(nil) }
-      await submit(.playEnded(board: name, token: token, reason: reason))
-    case .fault(let kind, let detail):
-      if throttle.admit(kind, at: nowMs) {
-        logger.warning("board \(name) \(kind), detail \(detail)")
+    for step in BoardEventRoute.steps(for: event, board: name) {
+      switch step {
+      case .pressed(let kind): await pressed(kind)
+      case .submit(let input): await submit(input)
+      case .link(let state):
+        if state == .connected { connected() } else { link = state }
+      case .forgetPlaying: activity.playingToken = nil
+      case .ended(let token): if token == activity.playingToken { await played(nil) }
+      case .log(let level, let line): logger.log(level: level, "\(line)")
+      case .fault(let kind, let detail):
+        if let line = log.fault(kind, detail: detail, at: nowMs) { logger.warning("\(line)") }
+        scheduleSummaries()
+      case .lineNoise(let bytes):
+        if let line = log.lineNoise(bytes: bytes, at: nowMs) { logger.warning("\(line)") }
+        scheduleSummaries()
       }
-      scheduleSummaries()
-    case .lineNoise(let bytes):
-      if throttle.admit("line noise", amount: bytes, at: nowMs) {
-        logger.warning(
-          "board \(name): \(bytes) bytes on the line decoded to no frame (a wrong baud rate, or not a CallAlert board on this port?)"
-        )
-      }
-      scheduleSummaries()
-    case .unresponsive(let reason):
-      logger.warning("board \(name) not answering (\(reason)); marked unresponsive, calling it until it answers")
-      await submit(.boardLost(board: name))
-      // After the engine knows: `status` never shows the link unresponsive and the board still playing.
-      link = .unresponsive
-    case .responsive(let playing):
-      connected()
-      logger.notice("board \(name) answers again; session reopened")
-      await submit(.boardBack(board: name, playing: playing))
-    case .restarted:
-      activity.playingToken = nil
-      connected()
-      logger.warning("board \(name) restarted")
-      await submit(.boardBack(board: name))
-    case .lost(let reason):
-      link = .disconnected
-      activity.playingToken = nil
-      logger.warning("board \(name) lost: \(reason)")
-      await submit(.boardLost(board: name))
-    case .reconnected(let playing):
-      connected()
-      await submit(.boardBack(board: name, playing: playing))
-    case .closed:
-      link = .disconnected
     }
   }
 
@@ -229,7 +192,7 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
 
   /// Wakes at the end of the throttle's interval to log what it held back.
   private func scheduleSummaries() {
-    guard summaryTimer == nil, let deadline = throttle.nextDeadlineMs else { return }
+    guard summaryTimer == nil, let deadline = log.nextSummaryMs else { return }
     let at = start.advanced(by: .milliseconds(Int64(clamping: deadline)))
     let clock = self.clock
     summaryTimer = Task { [weak self] in
@@ -240,14 +203,7 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
 
   private func logSummaries() {
     summaryTimer = nil
-    let seconds = Self.logSummaryIntervalMs / 1_000
-    for summary in throttle.due(at: nowMs) {
-      if summary.key == "line noise" {
-        logger.warning("board \(name): \(summary.amount) more bytes of line noise in the last \(seconds) s")
-      } else {
-        logger.warning("board \(name) \(summary.key) repeated \(summary.count) more times in the last \(seconds) s")
-      }
-    }
+    for line in log.summaries(at: nowMs) { logger.warning("\(line)") }
     scheduleSummaries()
   }
 
@@ -267,9 +223,8 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
         if let callArrival { callToPlay?.report(board: name, latency: callArrival.duration(to: clock.now)) }
         if let fallback = outcome.fallback {
           // Events and the history name what really plays.
-          // Logged once, and again when it changes: every call on a board without a table would repeat it.
           let line = "board \(name): \(pattern.logDescription) plays \(fallback.played) instead: \(fallback.reason)"
-          logger.log(level: repeatedFallback.isNew(line) ? .notice : .debug, "\(line)")
+          logger.log(level: log.fallback(line), "\(line)")
           await submit(.patternFallback(board: name, token: token, played: fallback.played, reason: fallback.reason))
         }
       case .stop(_, let token):

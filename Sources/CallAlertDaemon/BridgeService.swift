@@ -1,8 +1,8 @@
 import CallAlertBridges
 import CallAlertControl
 import CallAlertEngine
-import CallAlertInputs
 import CallAlertTransport
+import CallAlertValues
 import Foundation
 import Logging
 import ServiceLifecycle

@@ -1,6 +1,6 @@
 import CallAlertControl
 import CallAlertEngine
-import CallAlertInputs
+import CallAlertValues
 import Logging
 
 /// Where every source's calls enter the daemon: the control socket, standard input and the HTTP API (through

@@ -1,7 +1,6 @@
 import CallAlertControl
 import CallAlertEngine
-import CallAlertHistory
-import CallAlertInputs
+import CallAlertValues
 import Foundation
 import Logging
 

@@ -1,5 +1,4 @@
 import CallAlertControl
-import CallAlertInputs
 import Logging
 
 /// The edge of the control protocol in the daemon: a line's bytes are decoded once into a

@@ -1,4 +1,4 @@
-import CallAlertInputs
+import CallAlertValues
 import Foundation
 import Logging
 

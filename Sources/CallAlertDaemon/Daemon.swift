@@ -1,11 +1,11 @@
 import CallAlertClient
 import CallAlertControl
 import CallAlertEngine
-import CallAlertHistory
 import CallAlertInputs
 import CallAlertProtocol
 import CallAlertSerial
 import CallAlertTransport
+import CallAlertValues
 import Foundation
 import Logging
 import ServiceLifecycle

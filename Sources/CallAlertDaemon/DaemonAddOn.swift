@@ -1,7 +1,7 @@
 import CallAlertControl
 import CallAlertEngine
-import CallAlertInputs
 import CallAlertPatterns
+import CallAlertValues
 import Foundation
 import Logging
 import ServiceLifecycle

@@ -1,6 +1,6 @@
 import CallAlertControl
-import CallAlertInputs
 import CallAlertTransport
+import CallAlertValues
 import Foundation
 import Logging
 import ServiceLifecycle

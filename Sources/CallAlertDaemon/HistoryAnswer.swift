@@ -1,5 +1,6 @@
 import CallAlertControl
 import CallAlertHistory
+import CallAlertValues
 
 /// A `history` answer: the calls the disk gave, and the history's health.
 struct HistoryAnswer: Sendable {

@@ -1,5 +1,6 @@
 import CallAlertControl
 import CallAlertHistory
+import CallAlertValues
 import Logging
 import Synchronization
 

@@ -161,7 +161,7 @@ actor LightBoard<C: Clock>: BoardDevice where C.Duration == Duration {
   }
 
   /// The light went away: what played ended (it is dark, or will be when its timer lapses); it is reopened,
-  /// with the daemon's reconnect pauses, until it is back.
+  /// with the pauses of the one ``BoardReconnectPolicy``, until it is back.
   private func lost(_ reason: String) {
     device?.close()
     device = nil
@@ -173,7 +173,7 @@ actor LightBoard<C: Clock>: BoardDevice where C.Duration == Duration {
     let clock = self.clock
     let connect = self.connect
     reopening = Task { [weak self] in
-      var backoff = Backoff(initial: .milliseconds(200), maximum: .seconds(5))
+      var backoff = BoardReconnectPolicy.backoff
       while !Task.isCancelled {
         do { try await clock.sleep(for: backoff.next(), tolerance: nil) } catch { return }
         if let device = try? await connect() {

@@ -1,10 +1,10 @@
 import CallAlertBridges
 import CallAlertControl
 import CallAlertEngine
-import CallAlertInputs
 import CallAlertMQTT
 import CallAlertPatterns
 import CallAlertProtocol
+import CallAlertValues
 import Foundation
 import Logging
 import ServiceLifecycle

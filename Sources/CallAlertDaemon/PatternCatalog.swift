@@ -1,5 +1,6 @@
-import CallAlertInputs
 import CallAlertPatterns
+import CallAlertText
+import CallAlertValues
 import Foundation
 
 /// The patterns a configuration can name: its pattern file (`patterns.file`), compiled for the boards,

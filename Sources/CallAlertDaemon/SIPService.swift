@@ -1,8 +1,8 @@
 import CallAlertBridges
 import CallAlertControl
 import CallAlertEngine
-import CallAlertInputs
 import CallAlertSIP
+import CallAlertValues
 import Logging
 import ServiceLifecycle
 import Synchronization

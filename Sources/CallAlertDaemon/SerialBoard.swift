@@ -47,9 +47,10 @@ actor SerialBoard<C: Clock>: BoardDevice where C.Duration == Duration {
     self.connect = connect
   }
 
-  /// The reconnect policy: the client reopens the port after an unplug with these pauses.
+  /// The client reopens the port after an unplug with the pauses of the one ``BoardReconnectPolicy``.
   private var reconnect: BoardClientOptions.Reconnect {
-    BoardClientOptions.Reconnect(initialDelay: .milliseconds(200), maxDelay: .seconds(5), open: connect)
+    BoardClientOptions.Reconnect(
+      initialDelay: BoardReconnectPolicy.initialDelay, maxDelay: BoardReconnectPolicy.maxDelay, open: connect)
   }
 
   func open() async throws(BoardDeviceError) -> BoardOpening {

@@ -1,4 +1,4 @@
-import CallAlertInputs
+import CallAlertValues
 
 #if canImport(Glibc)
   import Glibc

@@ -2,10 +2,10 @@ import CallAlertClient
 import CallAlertControl
 import CallAlertDaemon
 import CallAlertEngine
-import CallAlertInputs
 import CallAlertPatterns
 import CallAlertProtocol
 import CallAlertSerial
+import CallAlertValues
 
 extension Doctor {
   /// One configured board: found, accessible to this user, its firmware and protocol, its table.

@@ -1,6 +1,6 @@
 import CallAlertControl
 import CallAlertDaemon
-import CallAlertInputs
+import CallAlertValues
 
 extension Doctor {
   /// The daemon: answers on its socket, or why not.

@@ -1,6 +1,5 @@
-import CallAlertBridges
 import CallAlertControl
-import CallAlertInputs
+import CallAlertValues
 
 extension Doctor {
   /// The MQTT broker (docs/MQTT.md) and each SIP account (docs/SIP.md): as the running daemon reports them, or,

@@ -1,6 +1,5 @@
-import CallAlertBridges
 import CallAlertControl
-import CallAlertInputs
+import CallAlertValues
 
 extension Doctor {
   /// How long the doctor waits for a phone system to accept a connection when the daemon does not run.

@@ -2,6 +2,8 @@ import CallAlertControl
 import CallAlertDaemon
 import CallAlertEngine
 import CallAlertInputs
+import CallAlertText
+import CallAlertValues
 import Foundation
 
 /// `callalert doctor`: checks, one after the other, what a working setup needs and says how to fix what

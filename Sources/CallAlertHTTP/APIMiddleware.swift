@@ -1,4 +1,3 @@
-import CallAlertInputs
 import Foundation
 internal import HTTPTypes
 internal import Hummingbird

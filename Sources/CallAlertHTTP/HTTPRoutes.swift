@@ -1,4 +1,4 @@
-import CallAlertParsing
+import CallAlertText
 
 /// The API's routes: what `docs/openapi.yaml` documents, and what a wrong method on a known path is told to
 /// use (405 with `Allow`).

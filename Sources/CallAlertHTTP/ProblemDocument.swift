@@ -1,5 +1,5 @@
 import CallAlertControl
-import CallAlertInputs
+import CallAlertText
 internal import HTTPTypes
 internal import Hummingbird
 

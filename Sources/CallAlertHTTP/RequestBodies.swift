@@ -1,7 +1,7 @@
 import CallAlertControl
 import CallAlertEngine
-import CallAlertInputs
-import CallAlertParsing
+import CallAlertText
+import CallAlertValues
 import Foundation
 internal import Hummingbird
 

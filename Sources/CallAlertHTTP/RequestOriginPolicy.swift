@@ -1,4 +1,5 @@
-import CallAlertInputs
+import CallAlertText
+import CallAlertValues
 import Foundation
 
 /// Who may use the API from a browser, decided from a request's `Host`, `Origin` and `Content-Type` before

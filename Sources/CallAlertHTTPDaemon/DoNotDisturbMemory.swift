@@ -1,6 +1,6 @@
 import CallAlertControl
 import CallAlertEngine
-import CallAlertInputs
+import CallAlertValues
 import Foundation
 import Logging
 

@@ -4,7 +4,7 @@ import CallAlertDaemon
 import CallAlertDoctor
 import CallAlertEngine
 import CallAlertHTTP
-import CallAlertInputs
+import CallAlertValues
 import Foundation
 import ServiceLifecycle
 

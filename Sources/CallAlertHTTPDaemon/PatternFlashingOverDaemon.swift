@@ -1,8 +1,8 @@
 import CallAlertDaemon
 import CallAlertEngine
 import CallAlertHTTP
-import CallAlertInputs
 import CallAlertPatterns
+import CallAlertValues
 import Foundation
 import Logging
 import Synchronization

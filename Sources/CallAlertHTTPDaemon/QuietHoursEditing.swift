@@ -3,6 +3,8 @@ import CallAlertDaemon
 import CallAlertEngine
 import CallAlertHTTP
 import CallAlertInputs
+import CallAlertText
+import CallAlertValues
 import Logging
 
 extension DaemonAddOn {

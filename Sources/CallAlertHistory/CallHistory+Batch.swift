@@ -1,4 +1,5 @@
 import CallAlertEngine
+import CallAlertValues
 import Foundation
 internal import GRDB
 

@@ -1,3 +1,4 @@
+import CallAlertValues
 import Foundation
 internal import GRDB
 

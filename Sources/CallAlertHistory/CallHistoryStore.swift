@@ -1,4 +1,5 @@
 import CallAlertEngine
+import CallAlertValues
 import Foundation
 
 /// What the daemon needs of a history: ``CallHistory`` on disk, or a stand-in in tests (a disk that fills

@@ -1,4 +1,5 @@
 import CallAlertEngine
+import CallAlertValues
 import Foundation
 
 /// Gives calls whose push names no id a stable id of their own, and finds the call that an id-less repeat

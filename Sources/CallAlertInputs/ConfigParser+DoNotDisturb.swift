@@ -1,5 +1,5 @@
 import CallAlertEngine
-import CallAlertParsing
+import CallAlertText
 import Foundation
 internal import Yams
 

@@ -1,3 +1,5 @@
+import CallAlertText
+import CallAlertValues
 internal import Yams
 
 extension ConfigParser {

@@ -1,3 +1,5 @@
+import CallAlertText
+import CallAlertValues
 import Foundation
 internal import Yams
 

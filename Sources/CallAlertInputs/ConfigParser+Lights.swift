@@ -1,6 +1,7 @@
 import CallAlertEngine
 import CallAlertLights
-import CallAlertParsing
+import CallAlertText
+import CallAlertValues
 internal import Yams
 
 extension ConfigParser {

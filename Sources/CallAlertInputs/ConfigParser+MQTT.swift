@@ -1,5 +1,6 @@
 import CallAlertBridges
-import CallAlertParsing
+import CallAlertText
+import CallAlertValues
 import Foundation
 internal import Yams
 

@@ -1,6 +1,6 @@
-import CallAlertBridges
 import CallAlertEngine
-import CallAlertParsing
+import CallAlertText
+import CallAlertValues
 import Foundation
 internal import Yams
 

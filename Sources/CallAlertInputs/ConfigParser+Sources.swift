@@ -1,6 +1,7 @@
 import CallAlertBridges
 import CallAlertEngine
-import CallAlertParsing
+import CallAlertText
+import CallAlertValues
 import Foundation
 internal import Yams
 

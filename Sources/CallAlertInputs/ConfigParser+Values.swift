@@ -1,6 +1,8 @@
 import CallAlertEngine
 import CallAlertParsing
 import CallAlertProtocol
+import CallAlertText
+import CallAlertValues
 import Foundation
 internal import Yams
 

@@ -1,7 +1,7 @@
-import CallAlertBridges
 import CallAlertEngine
-import CallAlertParsing
 import CallAlertProtocol
+import CallAlertText
+import CallAlertValues
 import Foundation
 internal import Yams
 

@@ -1,3 +1,5 @@
+import CallAlertText
+import CallAlertValues
 import Foundation
 
 /// The daemon's config file (YAML; see docs/CONFIG.md): every section optional, every error reported with

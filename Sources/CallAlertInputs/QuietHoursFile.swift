@@ -1,4 +1,5 @@
 import CallAlertEngine
+import CallAlertText
 import Foundation
 internal import Yams
 

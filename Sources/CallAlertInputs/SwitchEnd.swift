@@ -1,3 +1,4 @@
+import CallAlertValues
 import Foundation
 
 /// When a do-not-disturb switch made for a while ends, as people say it: until a clock time (`07:00`, the next

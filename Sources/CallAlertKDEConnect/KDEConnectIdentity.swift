@@ -1,4 +1,4 @@
-import CallAlertInputs
+import CallAlertText
 
 /// Who a device says it is: the body of a `kdeconnect.identity` packet, sent over UDP to announce a device,
 /// as the first line of every TCP connection, and (protocol 8) once more inside TLS, where it counts.

@@ -1,4 +1,4 @@
-import CallAlertInputs
+import CallAlertText
 import NIOCore
 
 /// The first line of a connection a phone opened to us: its identity in plain text, read before TLS starts.

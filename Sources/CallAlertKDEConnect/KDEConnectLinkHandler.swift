@@ -1,4 +1,3 @@
-import CallAlertInputs
 import NIOCore
 import NIOSSL
 import NIOTLS

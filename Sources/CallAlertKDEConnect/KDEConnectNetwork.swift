@@ -1,4 +1,3 @@
-import CallAlertInputs
 import NIOCore
 import NIOPosix
 import NIOSSL

@@ -1,4 +1,4 @@
-import CallAlertInputs
+import CallAlertText
 
 /// One KDE Connect packet: a JSON object on one line, `{"id":1764230400000,"type":"kdeconnect.ping","body":{}}`,
 /// ended by `\n`. `id` is the sender's clock in milliseconds (nobody checks it), `type` names the plugin, and

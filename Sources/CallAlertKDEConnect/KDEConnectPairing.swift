@@ -1,4 +1,4 @@
-import CallAlertInputs
+import CallAlertText
 import Foundation
 
 /// One device's pairing, as a pure state machine: the phone asks (`kdeconnect.pair` with `pair: true`), the

@@ -1,5 +1,5 @@
 import CallAlertEngine
-import CallAlertInputs
+import CallAlertValues
 import Foundation
 import NIOCore
 

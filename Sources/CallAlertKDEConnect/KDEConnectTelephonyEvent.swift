@@ -1,4 +1,4 @@
-import CallAlertInputs
+import CallAlertText
 
 /// What a `kdeconnect.telephony` packet says about a call on the phone.
 ///

@@ -1,8 +1,8 @@
 import CallAlertControl
 import CallAlertDaemon
 import CallAlertEngine
-import CallAlertInputs
 import CallAlertKDEConnect
+import CallAlertValues
 import Foundation
 import Logging
 import ServiceLifecycle

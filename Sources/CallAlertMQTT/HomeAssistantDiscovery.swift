@@ -1,4 +1,5 @@
-import CallAlertInputs
+import CallAlertText
+import CallAlertValues
 import Foundation
 
 /// Home Assistant's MQTT discovery for one host: a device per board (siren, button event, ringing sensor),

@@ -1,6 +1,6 @@
 import CallAlertControl
 import CallAlertEngine
-import CallAlertInputs
+import CallAlertText
 import Foundation
 
 /// A message on `<base>/calls/<id>`: a JSON object with the control protocol's fields, of type `call` (also

@@ -1,6 +1,7 @@
 import CallAlertControl
 import CallAlertEngine
-import CallAlertInputs
+import CallAlertText
+import CallAlertValues
 import Foundation
 
 /// What one host shares on the broker, as retained messages: its availability, its state (missed calls,

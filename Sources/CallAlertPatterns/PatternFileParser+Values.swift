@@ -1,5 +1,5 @@
-import CallAlertParsing
 import CallAlertProtocol
+import CallAlertText
 internal import Yams
 
 /// One key of a YAML mapping with its value.

@@ -1,5 +1,5 @@
-import CallAlertParsing
 import CallAlertProtocol
+import CallAlertText
 internal import Yams
 
 /// Reads a pattern file (YAML) into a ``PatternFile``, collecting every error instead of stopping at the

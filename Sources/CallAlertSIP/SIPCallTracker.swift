@@ -1,5 +1,5 @@
-import CallAlertBridges
 import CallAlertEngine
+import CallAlertValues
 
 /// An INVITE as the SIP stack read it: the fields the tracker decides on, nothing else.
 public struct SIPInvite: Equatable, Sendable {

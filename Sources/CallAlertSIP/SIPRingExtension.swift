@@ -1,5 +1,6 @@
 import CallAlertBridges
 import CallAlertEngine
+import CallAlertValues
 import Synchronization
 
 /// The config's SIP accounts as ring extensions: registered and kept registered (NUA refreshes before expiry;

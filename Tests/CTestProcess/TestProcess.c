@@ -1,9 +1,6 @@
-// posix_spawn_file_actions_addclosefrom_np is a GNU extension.
-#define _GNU_SOURCE
 #include "CTestProcess.h"
 
 #include <signal.h>
-#include <spawn.h>
 #include <stddef.h>
 #include <sys/stat.h>
 
@@ -20,8 +17,4 @@ int callalert_test_process_ignores_sigpipe(void) {
   struct sigaction current;
   if (sigaction(SIGPIPE, NULL, &current) != 0) return 0;
   return current.sa_handler == SIG_IGN ? 1 : 0;
-}
-
-int callalert_test_spawn_closes_from(posix_spawn_file_actions_t *actions, int lowest) {
-  return posix_spawn_file_actions_addclosefrom_np(actions, lowest);
 }

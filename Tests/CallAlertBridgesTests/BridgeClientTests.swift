@@ -2,6 +2,7 @@ import CallAlertBridges
 import CallAlertEngine
 import CallAlertSerial
 import CallAlertTransport
+import CallAlertValues
 import Clocks
 import Foundation
 import Synchronization

@@ -1,5 +1,6 @@
 import CallAlertBridges
 import CallAlertEngine
+import CallAlertValues
 import Testing
 
 @Suite("Routing a source's calls to the engine")

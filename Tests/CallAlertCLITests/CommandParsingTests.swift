@@ -1,7 +1,7 @@
 import ArgumentParser
 import CallAlertControl
 import CallAlertEngine
-import CallAlertInputs
+import CallAlertValues
 import Foundation
 import Logging
 import Testing

@@ -1,5 +1,5 @@
 import ArgumentParser
-import CallAlertInputs
+import CallAlertValues
 import Testing
 
 @testable import callalert

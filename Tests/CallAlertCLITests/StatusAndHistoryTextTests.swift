@@ -1,5 +1,5 @@
 import CallAlertControl
-import CallAlertHistory
+import CallAlertValues
 import Foundation
 import Testing
 

@@ -6,7 +6,7 @@ import Testing
 /// The command table's rules, without a link: waiters get their results, batched results wait for their
 /// caller, duplicates are dropped, and failing everything leaves nothing behind once callers collect.
 @Suite struct CommandTableTests {
-  typealias Table = CommandTable<String, Int>
+  typealias Table = CommandTable<UInt16, String, Int>
 
   @Test func aWaiterGetsItsResultOnce() {
     var table = Table()

@@ -1,4 +1,4 @@
-import CallAlertInputs
+import CallAlertText
 import Testing
 
 // One conformance suite, run against both boards: every check in ``ConformanceChecks`` takes the board kind.

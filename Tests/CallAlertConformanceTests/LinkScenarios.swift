@@ -1,5 +1,5 @@
-import CallAlertInputs
 import CallAlertProtocol
+import CallAlertText
 import Foundation
 import Testing
 

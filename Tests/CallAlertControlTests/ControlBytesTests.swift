@@ -1,6 +1,7 @@
 import CallAlertControl
 import CallAlertEngine
-import CallAlertInputs
+import CallAlertText
+import CallAlertValues
 import Foundation
 import Testing
 

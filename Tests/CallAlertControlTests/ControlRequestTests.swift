@@ -1,7 +1,8 @@
 import CallAlertControl
 import CallAlertEngine
-import CallAlertInputs
 import CallAlertTestSupport
+import CallAlertText
+import CallAlertValues
 import Foundation
 import Testing
 

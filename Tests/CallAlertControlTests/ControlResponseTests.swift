@@ -1,6 +1,6 @@
 import CallAlertControl
-import CallAlertHistory
-import CallAlertInputs
+import CallAlertText
+import CallAlertValues
 import Foundation
 import Testing
 

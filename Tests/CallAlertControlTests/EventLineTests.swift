@@ -1,8 +1,8 @@
 import CallAlertControl
 import CallAlertEngine
-import CallAlertInputs
 import CallAlertProtocol
 import CallAlertTestSupport
+import CallAlertText
 import Foundation
 import Testing
 

@@ -1,7 +1,7 @@
 import CallAlertDaemon
-import CallAlertInputs
 import CallAlertProtocol
 import CallAlertTestSupport
+import CallAlertText
 import CallAlertVirtualBoard
 import Foundation
 import Logging
@@ -184,7 +184,7 @@ struct BridgeEndToEndTests {
   @Test func aSourceThatCannotBeReachedIsFailingInStatusWithItsReasonAndNextAttempt() async throws {
     let board = try PseudoTerminalBoard()
     let setup = try Rig.Setup(port: board.slavePath)
-    let port = FakePhoneServer.refusingPort()
+    let port = LoopbackPorts.take()  // reserved, so nobody listens there: connecting is refused
     let config = try Self.configure(setup, kind: "fritzbox", port: port)
     let group = try await Daemon.makeServiceGroup(
       options: DaemonOptions(configPath: config, readStandardInput: false), logger: Logger(label: "test"),

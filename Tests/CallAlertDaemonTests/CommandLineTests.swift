@@ -16,10 +16,10 @@ import Testing
 struct CommandLineTests {
   /// Runs `callalert` to its end; its standard output, standard error and exit status.
   static func callalert(_ arguments: [String]) async throws -> (output: String, error: String, status: Int32?) {
-    let process = try DaemonProcess(arguments)
+    let process = try await DaemonProcess(arguments)
     let output = await process.allOutput()
     let exit = await process.exit()
-    return (output ?? "", await process.allErrors(), exit?.1)
+    return (output ?? "", await process.allErrors(), exit?.exitCode)
   }
 
   /// `history --json` wrote dates as seconds since 2001 (JSONEncoder's default); it now writes ISO 8601 in UTC

@@ -1,6 +1,6 @@
 import CallAlertControl
-import CallAlertInputs
 import CallAlertTestSupport
+import CallAlertValues
 import Foundation
 import Logging
 import Synchronization
@@ -98,31 +98,25 @@ struct ControlSocketAccessTests {
   func theClientSendsNothingToAnotherUsersListener() async throws {
     let folder = SocketFolder()
     chmod(folder.path, 0o1777)  // shared like /tmp: anyone may create a name, nobody may remove another's
-    let squatter = Process()
-    squatter.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-    squatter.arguments = [
-      "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c",
-      """
-      import socket, sys
-      s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.bind(sys.argv[1]); s.listen(8)
-      print("ready", flush=True)
-      sys.stdin.readline()  # the test is done: read what every queued connection sent
-      s.settimeout(0.5); data = b""
-      try:
-          while True: data += s.accept()[0].recv(1000)
-      except OSError: pass
-      print("got:" + data.decode(errors="replace"), flush=True)
-      """, folder.socket,
-    ]
-    let output = Pipe()
-    let input = Pipe()
-    squatter.standardOutput = output
-    squatter.standardInput = input
-    try squatter.run()
-    defer { squatter.terminate() }
-    let reader = output.fileHandleForReading
-    let ready = await onThread { String(decoding: reader.availableData, as: UTF8.self) }
-    #expect(ready.hasPrefix("ready"))
+    let squatter = try await SpawnedProcess(
+      "/usr/bin/setpriv",
+      [
+        "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c",
+        """
+        import socket, sys
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.bind(sys.argv[1]); s.listen(8)
+        print("ready", flush=True)
+        sys.stdin.readline()  # the test is done: read what every queued connection sent
+        s.settimeout(0.5); data = b""
+        try:
+            while True: data += s.accept()[0].recv(1000)
+        except OSError: pass
+        print("got:" + data.decode(errors="replace"), flush=True)
+        """, folder.socket,
+      ], input: .pipe, errors: .separate)
+    defer { squatter.kill(SIGTERM) }
+    let ready = await SpawnedProcess.first(in: squatter.lines, within: 20) { _ in true }
+    #expect(ready?.hasPrefix("ready") == true)
     // A daemon starting there neither replaces the squatter's socket nor talks to it.
     #expect(throws: ControlSocketError.foreignDaemon(path: folder.socket, userID: 65534)) {
       _ = try ControlSocketServer(path: folder.socket, logger: Logger(label: "test"))
@@ -131,9 +125,9 @@ struct ControlSocketAccessTests {
     await #expect(throws: ControlSocketError.foreignDaemon(path: folder.socket, userID: 65534)) {
       _ = try await ControlSocketClient.request(#"{"type":"call","caller":"+14155550101"}"#, path: folder.socket)
     }
-    input.fileHandleForWriting.write(Data("done\n".utf8))
-    let got = await onThread { String(decoding: reader.readDataToEndOfFile(), as: UTF8.self) }
-    #expect(got.contains("got:\n"), "the squatter received: \(got)")
+    squatter.write("done\n")
+    let got = await SpawnedProcess.first(in: squatter.lines, within: 20) { $0.hasPrefix("got:") } ?? ""
+    #expect(got == "got:", "the squatter received: \(got)")
   }
 
   // MARK: - The socket's directory

@@ -1,7 +1,7 @@
 import CallAlertControl
 import CallAlertDaemon
-import CallAlertInputs
 import CallAlertTestSupport
+import CallAlertValues
 import Foundation
 import Logging
 import ServiceLifecycle

@@ -3,6 +3,7 @@ import CallAlertDaemon
 import CallAlertHistory
 import CallAlertSimulation
 import CallAlertTestSupport
+import CallAlertValues
 import Foundation
 import Logging
 import ServiceLifecycle

@@ -1,3 +1,4 @@
+import CallAlertTestSupport
 import Foundation
 import Testing
 
@@ -53,7 +54,7 @@ struct DocumentedCommandsTests {
   }
 
   static func help(_ path: [String]) async throws -> String {
-    let process = try DaemonProcess(path + ["--help"])
+    let process = try await DaemonProcess(path + ["--help"])
     let output = await process.allOutput() ?? ""
     _ = await process.exit()
     return output

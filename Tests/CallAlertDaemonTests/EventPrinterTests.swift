@@ -1,6 +1,7 @@
 import CallAlertEngine
 import CallAlertInputs
 import CallAlertTestSupport
+import CallAlertValues
 import Foundation
 import Logging
 import Synchronization

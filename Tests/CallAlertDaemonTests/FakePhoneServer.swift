@@ -92,23 +92,6 @@ final class FakePhoneServer: Sendable {
     thread.start()
   }
 
-  /// A loopback port nobody listens on (bound to port 0, then closed): connecting to it is refused.
-  static func refusingPort() -> Int {
-    let descriptor = socket(AF_INET, CInt(SOCK_STREAM.rawValue), 0)
-    defer { close(descriptor) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
-    }
-    _ = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
-    }
-    return Int(UInt16(bigEndian: address.sin_port))
-  }
-
   /// Lets the flow go on past the checkpoint it waits at.
   func proceed() { gate.signal() }
 

@@ -37,13 +37,13 @@ struct HIDWritePathTests {
     let library = try await shim.value.get()
     let log = FileManager.default.temporaryDirectory.appendingPathComponent("callalert-hidraw-\(UUID()).log").path
     defer { try? FileManager.default.removeItem(atPath: log) }
-    let child = try DaemonProcess(
+    let child = try await DaemonProcess(
       ["board", "light", "--path", fakePath] + arguments,
       environment: ["LD_PRELOAD": library, "FAKE_HIDRAW_PATH": fakePath, "FAKE_HIDRAW_LOG": log])
     let exit = await child.exit()
     let status = try #require(exit, "callalert board light did not exit")
     let errors = await child.allErrors()
-    #expect(status.1 == 0, "\(errors)")
+    #expect(status.exitCode == 0, "\(errors)")
     let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
     return text.split(separator: "\n").map(String.init)
   }

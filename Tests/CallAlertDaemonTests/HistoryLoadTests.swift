@@ -1,6 +1,7 @@
 import CallAlertControl
 import CallAlertEngine
 import CallAlertHistory
+import CallAlertValues
 import Clocks
 import Dispatch
 import Foundation

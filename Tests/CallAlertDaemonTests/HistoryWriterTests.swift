@@ -2,6 +2,7 @@ import CallAlertControl
 import CallAlertEngine
 import CallAlertHistory
 import CallAlertTestSupport
+import CallAlertValues
 import Clocks
 import Dispatch
 import Foundation

@@ -1,9 +1,9 @@
 import CallAlertControl
 import CallAlertHistory
-import CallAlertInputs
 import CallAlertProtocol
 import CallAlertSimulation
 import CallAlertTestSupport
+import CallAlertValues
 import CallAlertVirtualBoard
 import Foundation
 import Logging
@@ -38,8 +38,8 @@ struct LifecycleTests {
     func write(_ yaml: String) throws { try yaml.write(toFile: config, atomically: true, encoding: .utf8) }
 
     /// `callalert run` on this folder's config, socket and history.
-    func run(_ extra: [String] = ["--simulate"]) throws -> DaemonProcess {
-      try DaemonProcess(
+    func run(_ extra: [String] = ["--simulate"]) async throws -> DaemonProcess {
+      try await DaemonProcess(
         ["run", "--no-stdin", "--config", config, "--socket", socket, "--history", history] + extra,
         environment: ["XDG_STATE_HOME": directory.path, "XDG_RUNTIME_DIR": directory.path])
     }
@@ -52,12 +52,12 @@ struct LifecycleTests {
   /// logged once and the daemon goes on ringing.
   @Test func aStdoutReaderThatExitsLeavesTheDaemonRinging() async throws {
     let folder = try Folder()
-    let daemon = try folder.run()
+    let daemon = try await folder.run()
     #expect(await daemon.waitForError(containing: "callalert daemon:"), "\(daemon.standardError)")
     #expect(Answer.of(try await folder.request(#"{"type":"call","id":"c1"}"#))?.isSuccess == true)
     let first = await daemon.firstOutputLine()
     #expect(first?.contains(#""event":"ringing""#) == true, "\(first ?? "no line")")
-    try daemon.output.close()  // `head -1` exits
+    try daemon.closeOutput()  // `head -1` exits
 
     // More events: the hangup's, a new call's. The daemon must be there to take them and ring.
     #expect(Answer.of(try await folder.request(#"{"type":"hangup","id":"c1"}"#))?.isSuccess == true)
@@ -74,14 +74,14 @@ struct LifecycleTests {
 
     daemon.signal(SIGTERM)
     let exit = await daemon.exit()
-    #expect(exit?.0 == .exit && exit?.1 == 0, "\(String(describing: exit)): \(daemon.standardError)")
+    #expect(exit?.exitCode == 0, "\(String(describing: exit)): \(daemon.standardError)")
   }
 
   /// Requests on standard input are answered, each with its line, on standard error (standard output carries
   /// the events): a `status` typed there got no answer at all, only failures did.
   @Test func everyStandardInputRequestIsAnsweredOnStandardError() async throws {
     let folder = try Folder()
-    let daemon = try DaemonProcess(
+    let daemon = try await DaemonProcess(
       ["run", "--simulate", "--config", folder.config, "--socket", folder.socket, "--history", folder.history],
       environment: ["XDG_STATE_HOME": folder.directory.path, "XDG_RUNTIME_DIR": folder.directory.path],
       input: "{\"type\":\"status\"}\n{\"type\":\"call\",\"id\":\"s1\"}\n{\"type\":\"hangup\"}\n")
@@ -98,7 +98,7 @@ struct LifecycleTests {
   /// place and the running configuration stays.
   @Test func sighupReloadsAGoodConfigAndRefusesABadOne() async throws {
     let folder = try Folder()
-    let daemon = try folder.run()
+    let daemon = try await folder.run()
     #expect(await daemon.waitForError(containing: "callalert daemon:"), "\(daemon.standardError)")
     #expect(Answer.of(try await folder.request(#"{"type":"call","id":"c1"}"#))?.isSuccess == true)
 
@@ -125,7 +125,7 @@ struct LifecycleTests {
 
     daemon.signal(SIGTERM)
     let exit = await daemon.exit()
-    #expect(exit?.0 == .exit && exit?.1 == 0, "\(String(describing: exit)): \(daemon.standardError)")
+    #expect(exit?.exitCode == 0, "\(String(describing: exit)): \(daemon.standardError)")
   }
 
   /// SIGTERM silences the board at once (not when its lease lapses, 2 to 3 s later) and the call that was
@@ -135,7 +135,7 @@ struct LifecycleTests {
   func aStopSignalSilencesTheBoardAndClosesTheCallAsInterrupted(signal: Int32) async throws {
     let board = try PseudoTerminalBoard()
     let folder = try Folder("cap: 20s\nboards:\n  - name: desk\n    port: \(board.slavePath)\n")
-    let daemon = try folder.run([])
+    let daemon = try await folder.run([])
     #expect(await daemon.waitForError(containing: "board desk connected"), "\(daemon.standardError)")
     #expect(Answer.of(try await folder.request(#"{"type":"call","id":"c1"}"#))?.isSuccess == true)
     #expect(await board.waitUntil(playing: true))
@@ -149,7 +149,7 @@ struct LifecycleTests {
     #expect(await board.runner.withBoard { !$0.actuators.isAlerting })
     let exit = await daemon.exit()
     let exited = Date()
-    #expect(exit?.0 == .exit && exit?.1 == 0, "\(String(describing: exit)): \(daemon.standardError)")
+    #expect(exit?.exitCode == 0, "\(String(describing: exit)): \(daemon.standardError)")
     await board.stop()
 
     let calls = try CallHistory(path: folder.history).calls()

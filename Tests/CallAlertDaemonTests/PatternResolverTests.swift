@@ -1,6 +1,6 @@
 import CallAlertEngine
-import CallAlertInputs
 import CallAlertProtocol
+import CallAlertValues
 import Testing
 
 @testable import CallAlertDaemon

@@ -1,10 +1,10 @@
 import CallAlertControl
 import CallAlertDaemon
 import CallAlertDoctor
-import CallAlertInputs
 import CallAlertPatterns
 import CallAlertProtocol
 import CallAlertSerial
+import CallAlertText
 import Foundation
 import Testing
 

@@ -1,6 +1,7 @@
 import CallAlertEngine
 import CallAlertInputs
 import CallAlertLights
+import CallAlertValues
 import Foundation
 import Testing
 

@@ -1,4 +1,5 @@
 import CallAlertInputs
+import CallAlertValues
 import Foundation
 import Testing
 

@@ -1,22 +1,20 @@
 import AsyncHTTPClient
-import CallAlertDaemon
 import CallAlertHTTPDaemon
 import CallAlertTestSupport
 import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
-import ServiceLifecycle
 import Synchronization
 
 /// The daemon as a user runs it with `http:` in its config: a virtual board behind a pseudo-terminal, the
 /// HTTP API on a free loopback port (bound to port 0, read back), and a real HTTP client (AsyncHTTPClient).
 final class HTTPDaemonRig: Sendable {
   let board: PseudoTerminalBoard
-  let directory: URL
+  let daemon: DaemonRig
   let port: Int
-  let group: ServiceGroup
-  let running: Task<Void, any Error>
+
+  var directory: URL { daemon.directory }
 
   /// What an answer was.
   struct Reply {
@@ -37,64 +35,60 @@ final class HTTPDaemonRig: Sendable {
     let board = try PseudoTerminalBoard()
     let directory = try directory ?? makeDirectory()
     try prepare(directory)
-    let config = try writeConfig(
-      in: directory, board: board.slavePath, extraHTTP: extraHTTP, extraConfig: extraConfig)
     let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-    var options = DaemonOptions(configPath: config, readStandardInput: false)
-    options.addOns = [.http(onListening: { port in continuation.yield(port) })]
-    let group = try await Daemon.makeServiceGroup(
-      options: options, logger: Logger(label: "http-test"), eventSink: { _ in })
-    let running = Task { try await group.run() }
+    let daemon = try await DaemonRig.start(
+      "http", in: directory,
+      config: { directory in
+        config(in: directory, board: board.slavePath, extraHTTP: extraHTTP, extraConfig: extraConfig)
+      }, boards: nil, addOns: [.http(onListening: { port in continuation.yield(port) })],
+      logger: Logger(label: "http-test"))
     let port = await finishing(within: 10) {
       var iterator = ports.makeAsyncIterator()
       return await iterator.next()
     }
     guard let port = port ?? nil else {
-      await group.triggerGracefulShutdown()
+      try? await daemon.stop(keepingDirectory: true)
       await board.stop()
       throw StartFailure(description: "the HTTP API did not listen within 10 s")
     }
-    return HTTPDaemonRig(board: board, directory: directory, port: port, group: group, running: running)
+    return HTTPDaemonRig(board: board, daemon: daemon, port: port)
   }
 
-  private init(
-    board: PseudoTerminalBoard, directory: URL, port: Int, group: ServiceGroup, running: Task<Void, any Error>
-  ) {
+  private init(board: PseudoTerminalBoard, daemon: DaemonRig, port: Int) {
     self.board = board
-    self.directory = directory
+    self.daemon = daemon
     self.port = port
-    self.group = group
-    self.running = running
   }
 
   static func makeDirectory() throws -> URL {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "callalert-http-\(UUID().uuidString.prefix(8))")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    return directory
+    try DaemonRig.makeDirectory("http")
   }
 
+  /// The config of a daemon in `directory` with one board on the pseudo-terminal `board` and the HTTP API on
+  /// a port of the kernel's choice (`http:` gets `extraHTTP`'s lines, the top level `extraConfig`'s).
+  static func config(in directory: URL, board: String, extraHTTP: String, extraConfig: String = "") -> String {
+    """
+    cap: 20s
+    boards:
+      - name: desk
+        port: \(board)
+    \(DaemonRig.files(in: directory))
+    http:
+      listen: 127.0.0.1:0
+    \(extraHTTP.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
+    \(extraConfig)
+    """
+  }
+
+  /// Writes ``config(in:board:extraHTTP:extraConfig:)`` to `config.yaml` in `directory`; its path.
   static func writeConfig(
     in directory: URL, board: String, extraHTTP: String, extraConfig: String = ""
   ) throws
     -> String
   {
     let config = directory.appendingPathComponent("config.yaml").path
-    let yaml = """
-      cap: 20s
-      boards:
-        - name: desk
-          port: \(board)
-      socket:
-        path: \(directory.appendingPathComponent("control.sock").path)
-      history:
-        path: \(directory.appendingPathComponent("history.sqlite").path)
-      http:
-        listen: 127.0.0.1:0
-      \(extraHTTP.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
-      \(extraConfig)
-      """
-    try yaml.write(toFile: config, atomically: true, encoding: .utf8)
+    try Self.config(in: directory, board: board, extraHTTP: extraHTTP, extraConfig: extraConfig).write(
+      toFile: config, atomically: true, encoding: .utf8)
     return config
   }
 
@@ -135,8 +129,7 @@ final class HTTPDaemonRig: Sendable {
 
   /// Stops the daemon and removes its folder, unless `keepingDirectory` (to start again in it).
   func stop(keepingDirectory: Bool = false) async throws {
-    await group.triggerGracefulShutdown()
-    try await running.value
+    try await daemon.stop(keepingDirectory: true)
     await board.stop()
     if !keepingDirectory { try? FileManager.default.removeItem(at: directory) }
   }

@@ -1,8 +1,8 @@
 import AsyncHTTPClient
 import CallAlertDaemon
 import CallAlertHTTPDaemon
-import CallAlertInputs
 import CallAlertTestSupport
+import CallAlertValues
 import Foundation
 import Logging
 import NIOHTTP1

@@ -1,7 +1,7 @@
 import CallAlertDaemon
 import CallAlertHTTPDaemon
-import CallAlertInputs
 import CallAlertTestSupport
+import CallAlertValues
 import Foundation
 import Logging
 import NIOHTTP1

@@ -1,7 +1,7 @@
 import CallAlertControl
 import CallAlertEngine
 import CallAlertHTTP
-import CallAlertInputs
+import CallAlertText
 import Foundation
 import Testing
 

@@ -1,4 +1,4 @@
-import CallAlertHistory
+import CallAlertValues
 import Testing
 
 @Test func outcomesHaveStableNames() {

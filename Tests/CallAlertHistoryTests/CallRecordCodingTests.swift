@@ -1,5 +1,5 @@
 import CallAlertEngine
-import CallAlertHistory
+import CallAlertValues
 import Foundation
 import Testing
 

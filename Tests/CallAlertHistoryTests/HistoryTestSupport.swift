@@ -1,5 +1,4 @@
 import CallAlertEngine
-import CallAlertHistory
 import Foundation
 
 /// A moment `seconds` after a fixed start, at whole milliseconds (the precision the database keeps).

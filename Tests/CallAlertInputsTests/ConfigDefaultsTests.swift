@@ -1,5 +1,7 @@
 import CallAlertEngine
 import CallAlertInputs
+import CallAlertText
+import CallAlertValues
 import Foundation
 import Testing
 

@@ -1,4 +1,4 @@
-import CallAlertInputs
+import CallAlertText
 import Testing
 
 /// Every kind of mistake is reported at the exact line and column, with its field path and a message that

@@ -1,7 +1,7 @@
 import CallAlertEngine
-import CallAlertInputs
 import CallAlertLights
 import CallAlertTestSupport
+import CallAlertValues
 import Testing
 
 /// Boards that are USB lights: `kind:` and how each shows calls.

@@ -1,5 +1,6 @@
 import CallAlertEngine
-import CallAlertInputs
+import CallAlertText
+import CallAlertValues
 import Testing
 
 /// Pattern names in a config and the `buzzer_only` rule option.

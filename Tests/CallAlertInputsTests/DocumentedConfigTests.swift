@@ -1,8 +1,8 @@
-import CallAlertBridges
 import CallAlertEngine
-import CallAlertInputs
 import CallAlertProtocol
 import CallAlertTestSupport
+import CallAlertText
+import CallAlertValues
 import Foundation
 import Testing
 

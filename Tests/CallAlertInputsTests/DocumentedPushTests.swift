@@ -1,6 +1,7 @@
 import CallAlertEngine
-import CallAlertInputs
 import CallAlertTestSupport
+import CallAlertText
+import CallAlertValues
 import Foundation
 import Testing
 

@@ -1,5 +1,6 @@
-import CallAlertInputs
 import CallAlertTestSupport
+import CallAlertText
+import CallAlertValues
 import Testing
 
 /// `history.keep_days`: how long calls stay in the history (default 90 days).

@@ -1,6 +1,8 @@
 import CallAlertEngine
 import CallAlertInputs
 import CallAlertTestSupport
+import CallAlertText
+import CallAlertValues
 import Foundation
 import Testing
 

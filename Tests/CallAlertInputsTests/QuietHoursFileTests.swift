@@ -1,5 +1,6 @@
 import CallAlertEngine
 import CallAlertInputs
+import CallAlertText
 import Foundation
 import Testing
 

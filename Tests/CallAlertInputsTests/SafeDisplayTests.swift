@@ -1,6 +1,6 @@
 import CallAlertControl
 import CallAlertEngine
-import CallAlertInputs
+import CallAlertText
 import Foundation
 import Testing
 

@@ -1,4 +1,5 @@
-import CallAlertInputs
+import CallAlertText
+import CallAlertValues
 import Testing
 
 /// `socket.group` names the group whose members may use the control socket besides the user.

@@ -1,5 +1,7 @@
 import CallAlertInputs
 import CallAlertTestSupport
+import CallAlertText
+import CallAlertValues
 import Foundation
 import Testing
 

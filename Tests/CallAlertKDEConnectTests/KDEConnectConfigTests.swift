@@ -1,4 +1,6 @@
 import CallAlertInputs
+import CallAlertText
+import CallAlertValues
 import Testing
 
 /// The `kdeconnect:` section: defaults, every key, and errors at file:line:column.

@@ -11,7 +11,7 @@ import Testing
 struct KDEConnectEndToEndTests {
   @Test func aPairedPhonesCallRingsTheBoardAndEndsWhenTheRingingStops() async throws {
     let rig = try await KDEConnectDaemonRig.start()
-    let phone = try rig.phone("Test Phone")
+    let phone = try await rig.phone("Test Phone")
     defer { phone.stop() }
     let linked = try #require(await phone.says("linked "))
     #expect(linked.count > "linked ".count)
@@ -67,7 +67,7 @@ struct KDEConnectEndToEndTests {
   @Test func anUnpairedPhonesCallIsRefusedAndAChangedCertificateGetsNoLink() async throws {
     let rig = try await KDEConnectDaemonRig.start()
     let deviceID = "0123456789abcdef0123456789abcdef"
-    let phone = try rig.phone("Paired Phone", id: deviceID)
+    let phone = try await rig.phone("Paired Phone", id: deviceID)
     defer { phone.stop() }
     #expect(await phone.says("linked ") != nil)
     phone.send("pair")
@@ -77,7 +77,7 @@ struct KDEConnectEndToEndTests {
 
     // A stranger: linked, never paired; its call rings nothing. Its pairing request, sent after the call on the
     // same link, shows the call was handled (and refused) first.
-    let stranger = try rig.phone("Stranger")
+    let stranger = try await rig.phone("Stranger")
     defer { stranger.stop() }
     #expect(await stranger.says("linked ") != nil)
     stranger.send("ring +4930555 Mallory")
@@ -88,7 +88,7 @@ struct KDEConnectEndToEndTests {
     // Someone showing the paired phone's id with another certificate: refused in the TLS handshake.
     phone.send("quit")
     #expect(await rig.event(#""name":"Paired Phone""#, #""state":"unreachable""#) != nil)
-    let impostor = try rig.phone("Paired Phone", folder: "impostor", id: deviceID)
+    let impostor = try await rig.phone("Paired Phone", folder: "impostor", id: deviceID)
     defer { impostor.stop() }
     #expect(await impostor.says("tls-failed") != nil || impostor.output.all.contains("closed"))
     let refused = try #require(await rig.event(#""name":"Paired Phone""#, #""state":"refused""#))
@@ -106,7 +106,7 @@ struct KDEConnectEndToEndTests {
     let phoneUDP = LoopbackPorts.take()
     let rig = try await KDEConnectDaemonRig.start(phoneUDPPort: phoneUDP)
     let deviceID = "fedcba9876543210fedcba9876543210"
-    let phone = try rig.phone("Old Phone", id: deviceID, protocolVersion: 7, listenUDP: phoneUDP)
+    let phone = try await rig.phone("Old Phone", id: deviceID, protocolVersion: 7, listenUDP: phoneUDP)
     defer { phone.stop() }
     #expect(await phone.says("linked ") != nil)
     phone.send("pair")  // protocol 7: no timestamp
@@ -123,7 +123,7 @@ struct KDEConnectEndToEndTests {
     #expect(await rig.event(#""name":"Old Phone""#, #""state":"unreachable""#) != nil)
     #expect(await phone.says("<exited>") != nil)
     let seen = rig.events.all.count
-    let back = try rig.phone("Old Phone", id: deviceID, protocolVersion: 7, listenUDP: phoneUDP)
+    let back = try await rig.phone("Old Phone", id: deviceID, protocolVersion: 7, listenUDP: phoneUDP)
     defer { back.stop() }
     #expect(await back.says("linked ") != nil)
     let connected = await rig.events.first(within: 20, from: seen) { line in
@@ -139,7 +139,7 @@ struct KDEConnectEndToEndTests {
   @Test func aPairingRequestNobodyAcceptsLapsesAfterThirtySeconds() async throws {
     let clock = TestClock()
     let rig = try await KDEConnectDaemonRig.start(clock: clock)
-    let phone = try rig.phone("Waiting Phone")
+    let phone = try await rig.phone("Waiting Phone")
     defer { phone.stop() }
     #expect(await phone.says("linked ") != nil)
     phone.send("pair")

@@ -1,5 +1,5 @@
-import CallAlertInputs
 import CallAlertKDEConnect
+import CallAlertText
 import Testing
 
 /// Packets and identities as the Android app and KDE Connect on the desktop send them, and what is refused,

@@ -10,8 +10,7 @@ import Foundation
 final class ScriptedPhone: Sendable {
   let output = LineLog()
   let name: String
-  private let process: Process
-  private let input: FileHandle
+  private let child: SpawnedProcess
 
   static var script: String {
     URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/phone.py").path
@@ -30,49 +29,25 @@ final class ScriptedPhone: Sendable {
   init(
     daemonUDPPort: Int, listenUDP: Int? = nil, name: String, state: String, id: String? = nil,
     protocolVersion: Int = 8
-  ) throws {
+  ) async throws {
     self.name = name
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments =
+    child = try await SpawnedProcess(
+      "python3",
       [
-        "python3", Self.script, "--name", name, "--state", state, "--protocol", String(protocolVersion),
-        "--timeout", "30",
+        Self.script, "--name", name, "--state", state, "--protocol", String(protocolVersion), "--timeout", "30",
       ] + (id.map { ["--id", $0] } ?? [])
-      + (listenUDP.map { ["--listen-udp", String($0)] } ?? ["--daemon", "127.0.0.1:\(daemonUDPPort)"])
-    let stdin = Pipe()
-    let stdout = Pipe()
-    process.standardInput = stdin
-    process.standardOutput = stdout
-    process.standardError = stdout
-    try process.run()
-    self.process = process
-    input = stdin.fileHandleForWriting
-    let reading = stdout.fileHandleForReading
-    let output = output
-    // A thread of its own reads, not FileHandle.readabilityHandler (libdispatch and closed pipes crashed the
-    // test process before; see SIPTLSTests).
-    Thread.detachNewThread {
-      var pending: [UInt8] = []
-      var buffer = [UInt8](repeating: 0, count: 4_096)
-      while true {
-        let count = read(reading.fileDescriptor, &buffer, buffer.count)
-        if count < 0 && errno == EINTR { continue }
-        guard count > 0 else { break }
-        pending += buffer[..<count]
-        while let newline = pending.firstIndex(of: 0x0A) {
-          output.append(String(decoding: pending[..<newline], as: UTF8.self))
-          pending.removeSubrange(...newline)
-        }
-      }
+        + (listenUDP.map { ["--listen-udp", String($0)] } ?? ["--daemon", "127.0.0.1:\(daemonUDPPort)"]),
+      input: .pipe)
+    let (lines, output) = (child.lines, output)
+    Task {
+      for await line in lines { output.append(line) }
       output.append("<exited>")
-      try? reading.close()
     }
   }
 
   /// Types a command into the phone.
   func send(_ command: String) {
-    try? input.write(contentsOf: Data((command + "\n").utf8))
+    child.write(command + "\n")
   }
 
   /// Waits for an output line starting with `prefix`; nil after `seconds`.
@@ -81,7 +56,7 @@ final class ScriptedPhone: Sendable {
   }
 
   func stop() {
-    if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-    try? input.close()
+    child.kill(SIGKILL)
+    child.closeInput()
   }
 }

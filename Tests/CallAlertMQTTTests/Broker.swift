@@ -21,7 +21,7 @@ final class Broker: Sendable {
         "callalert-mqtt-\(UUID().uuidString.prefix(8))"
       ).path
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    port = try Self.freePort()
+    port = LoopbackPorts.take()
     // As root, mosquitto would drop to the user mosquitto, who may not write the test's directory.
     let config = """
       listener \(port) 127.0.0.1
@@ -45,9 +45,9 @@ final class Broker: Sendable {
       // mosquitto_passwd -b writes one user's hashed password (-c makes the file): the broker's own tool.
       FileManager.default.createFile(atPath: directory + "/passwd", contents: Data())
       for (user, password) in users.sorted(by: { $0.key < $1.key }) {
-        let tool = try SpawnedProcess("/usr/bin/mosquitto_passwd", ["-b", directory + "/passwd", user, password])
+        let tool = try await SpawnedProcess("/usr/bin/mosquitto_passwd", ["-b", directory + "/passwd", user, password])
         Task { for await _ in tool.lines {} }
-        guard await tool.exit(within: 10) == 0 else { throw BrokerError("mosquitto_passwd \(user) failed") }
+        guard await tool.exit(within: 10)?.exitCode == 0 else { throw BrokerError("mosquitto_passwd \(user) failed") }
       }
     }
   }
@@ -61,7 +61,7 @@ final class Broker: Sendable {
 
   /// Starts the broker and waits (bounded) until it says it runs.
   func start() async throws {
-    let process = try SpawnedProcess("/usr/sbin/mosquitto", ["-c", directory + "/mosquitto.conf"])
+    let process = try await SpawnedProcess("/usr/sbin/mosquitto", ["-c", directory + "/mosquitto.conf"])
     child.withLock { $0 = process }
     let running = await SpawnedProcess.first(in: process.lines, within: 10) { $0.contains(" running") }
     guard running != nil else { throw BrokerError("mosquitto did not start on port \(port) within 10 s") }
@@ -84,23 +84,20 @@ final class Broker: Sendable {
     var arguments =
       ["-h", "127.0.0.1", "-p", String(port), "-q", String(qos), "-t", topic, "-m", payload] + loginArguments(login)
     if retain { arguments.append("-r") }
-    let process = try SpawnedProcess("/usr/bin/mosquitto_pub", arguments)
+    let process = try await SpawnedProcess("/usr/bin/mosquitto_pub", arguments)
     Task { for await _ in process.lines {} }
-    guard let status = await process.exit(within: 10), status == 0 else {  // the raw wait status: 0 is exit 0
+    guard await process.exit(within: 10)?.exitCode == 0 else {
       throw BrokerError("mosquitto_pub \(topic) failed")
     }
   }
 
   /// Subscribes with mosquitto_sub (`topic payload` lines, `-v`), bounded by `seconds`; kill it when done.
-  func subscribe(_ topic: String, seconds: Int = 60, as login: Login? = nil) throws -> SpawnedProcess {
-    try SpawnedProcess(
+  func subscribe(_ topic: String, seconds: Int = 60, as login: Login? = nil) async throws -> SpawnedProcess {
+    try await SpawnedProcess(
       "/usr/bin/mosquitto_sub",
       ["-h", "127.0.0.1", "-p", String(port), "-q", "1", "-v", "-W", String(seconds), "-t", topic]
         + loginArguments(login))
   }
-
-  /// A port for the broker (``LoopbackPorts``).
-  static func freePort() throws -> Int { LoopbackPorts.take() }
 
   deinit {
     child.withLock { $0?.kill(SIGKILL) }

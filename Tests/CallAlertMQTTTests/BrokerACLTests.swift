@@ -26,10 +26,10 @@ struct BrokerACLTests {
     let broker = try await Broker(users: Self.passwords, acl: acl.text)
     try await broker.start()
     let host = try await Host.start("upstairs", broker: broker, cap: "3s", login: Self.login("upstairs"))
-    let state = try broker.subscribe(
+    let state = try await broker.subscribe(
       "callalert/hosts/upstairs/boards/desk/state", seconds: 30, as: Self.login("viewer"))
     defer { state.kill(SIGKILL) }
-    #expect(await Lines(state.lines).first(within: 20) { $0.contains(#""connected":true"#) } != nil)
+    #expect(await LineLog(state.lines).first(within: 20) { $0.contains(#""connected":true"#) } != nil)
 
     // A stranger's call is dropped by the broker; the phone system's, published after it, rings. Messages of
     // one broker are handled in the order they came, so once the second rang, the first would have.
@@ -49,11 +49,11 @@ struct BrokerACLTests {
 
     // p1 rings to its 3 s cap: a missed call, shared retained on callalert/missed/p1 with its caller.
     #expect(await host.events.first(within: 10) { $0.isEvent("missed", call: "p1") } != nil)
-    let homeAssistant = try broker.subscribe("callalert/missed/#", seconds: 5, as: Self.login("homeassistant"))
+    let homeAssistant = try await broker.subscribe("callalert/missed/#", seconds: 5, as: Self.login("homeassistant"))
     defer { homeAssistant.kill(SIGKILL) }
-    #expect(await Lines(homeAssistant.lines).first(within: 5) { $0.contains("+4930123") } != nil)
+    #expect(await LineLog(homeAssistant.lines).first(within: 5) { $0.contains("+4930123") } != nil)
     for reader in ["viewer", "stranger"] {
-      let sub = try broker.subscribe("callalert/missed/#", seconds: 2, as: Self.login(reader))
+      let sub = try await broker.subscribe("callalert/missed/#", seconds: 2, as: Self.login(reader))
       var seen: [String] = []
       for await line in sub.lines { seen.append(line) }  // ends after -W 2 s
       #expect(!seen.contains { $0.contains("+4930123") }, "\(reader) read a missed caller: \(seen)")

@@ -16,9 +16,9 @@ import Testing
 struct BrokerEndToEndTests {
   /// Waits until every node's availability is `online` on the broker (the daemons connected).
   static func online(_ nodes: [String], broker: Broker) async throws {
-    let watcher = try broker.subscribe("callalert/hosts/+/availability", seconds: 30)
+    let watcher = try await broker.subscribe("callalert/hosts/+/availability", seconds: 30)
     defer { watcher.kill(SIGKILL) }
-    let lines = Lines(watcher.lines)
+    let lines = LineLog(watcher.lines)
     for node in nodes {
       let line = await lines.first(within: 20) { $0 == "callalert/hosts/\(node)/availability online" }
       #expect(line != nil, "\(node) never came online on the broker")
@@ -28,9 +28,9 @@ struct BrokerEndToEndTests {
   /// Waits until `node`'s board `board` says it is connected (its retained state on the broker). A call that
   /// arrives before a board connects rings at once with no board, then again on the board when it comes.
   static func boardConnected(_ node: String, _ board: String = "desk", broker: Broker) async throws {
-    let state = try broker.subscribe("callalert/hosts/\(node)/boards/\(board)/state", seconds: 30)
+    let state = try await broker.subscribe("callalert/hosts/\(node)/boards/\(board)/state", seconds: 30)
     defer { state.kill(SIGKILL) }
-    let line = await Lines(state.lines).first(within: 20) { $0.contains(#""connected":true"#) }
+    let line = await LineLog(state.lines).first(within: 20) { $0.contains(#""connected":true"#) }
     #expect(line != nil, "\(node)'s \(board) never said it was connected")
   }
 
@@ -83,9 +83,9 @@ struct BrokerEndToEndTests {
     #expect(lines.count == 2)
     for (index, line) in lines.enumerated() {
       let command = line.replacingOccurrences(of: "-h broker", with: "-h 127.0.0.1 -p \(broker.port)")
-      let shell = try SpawnedProcess("/bin/sh", ["-c", command])
+      let shell = try await SpawnedProcess("/bin/sh", ["-c", command])
       Task { for await _ in shell.lines {} }
-      #expect(await shell.exit(within: 10) == 0, "\(command)")
+      #expect(await shell.exit(within: 10)?.exitCode == 0, "\(command)")
       let event = index == 0 ? "ringing" : "stopped"
       let seen = await host.events.first(within: 10) { $0.isEvent(event, call: "c1") }
       #expect(seen != nil, "no \(event) after \(command): \(host.events.all)")
@@ -101,9 +101,9 @@ struct BrokerEndToEndTests {
     let upstairs = try await Host.start("upstairs", broker: broker, cap: "2s")
     let downstairs = try await Host.start("downstairs", broker: broker, cap: "2s")
     try await Self.online(["upstairs", "downstairs"], broker: broker)
-    let missedTopic = try broker.subscribe("callalert/missed/#", seconds: 60)
+    let missedTopic = try await broker.subscribe("callalert/missed/#", seconds: 60)
     defer { missedTopic.kill(SIGKILL) }
-    let missedLines = Lines(missedTopic.lines)
+    let missedLines = LineLog(missedTopic.lines)
 
     try await broker.publish("callalert/calls/c2", callMessage("c2"))
     for host in [upstairs, downstairs] {
@@ -176,8 +176,8 @@ struct BrokerEndToEndTests {
     try await broker.start()
     // The restarted broker kept the retained call (its persistent store), so the host gets it again on
     // resubscribing: the redelivery the deduplication must absorb.
-    let retained = try broker.subscribe("callalert/calls/c3", seconds: 10)
-    #expect(await Lines(retained.lines).first(within: 10) { $0.hasPrefix("callalert/calls/c3 {") } != nil)
+    let retained = try await broker.subscribe("callalert/calls/c3", seconds: 10)
+    #expect(await LineLog(retained.lines).first(within: 10) { $0.hasPrefix("callalert/calls/c3 {") } != nil)
     retained.kill(SIGKILL)
     try await Self.online(["upstairs"], broker: broker)
     // The publisher retries too (its PUBACK was lost with the broker).
@@ -198,10 +198,10 @@ struct BrokerEndToEndTests {
     let config = directory + "/config.yaml"
     try Host.config(node: "killed", directory: directory, port: broker.port, boards: ["desk"], cap: "20s").write(
       toFile: config, atomically: true, encoding: .utf8)
-    let watcher = try broker.subscribe("callalert/hosts/killed/availability", seconds: 60)
+    let watcher = try await broker.subscribe("callalert/hosts/killed/availability", seconds: 60)
     defer { watcher.kill(SIGKILL) }
-    let lines = Lines(watcher.lines)
-    let daemon = try SpawnedProcess(try Self.binary(), ["run", "--simulate", "--config", config])
+    let lines = LineLog(watcher.lines)
+    let daemon = try await SpawnedProcess(try DaemonProcess.binary(), ["run", "--simulate", "--config", config])
     Task { for await _ in daemon.lines {} }
     #expect(await lines.first(within: 20) { $0.hasSuffix(" online") } != nil)
     daemon.kill(SIGKILL)
@@ -214,9 +214,9 @@ struct BrokerEndToEndTests {
   @Test func discoveryIsAnnouncedAndABoardLeavingTheConfigIsRemoved() async throws {
     let broker = try await Broker()
     try await broker.start()
-    let discovery = try broker.subscribe("homeassistant/#", seconds: 60)
+    let discovery = try await broker.subscribe("homeassistant/#", seconds: 60)
     defer { discovery.kill(SIGKILL) }
-    let lines = Lines(discovery.lines)
+    let lines = LineLog(discovery.lines)
     let first = try await Host.start("upstairs", broker: broker, boards: ["desk", "bed"])
     let bed = await lines.first(within: 20) {
       $0.hasPrefix("homeassistant/siren/callalert_upstairs/bed_siren/config {")
@@ -309,13 +309,13 @@ struct BrokerEndToEndTests {
       try await Host.start("upstairs", broker: broker, boards: ["desk"])
     }
     try await Self.online(["upstairs"], broker: broker)
-    let watcher = try broker.subscribe("callalert/hosts/upstairs/boards/+/button", seconds: 30)
+    let watcher = try await broker.subscribe("callalert/hosts/upstairs/boards/+/button", seconds: 30)
     defer { watcher.kill(SIGKILL) }
-    let lines = Lines(watcher.lines)
+    let lines = LineLog(watcher.lines)
     // The board is connected once its state says so (retained, so seen even if published before).
-    let state = try broker.subscribe("callalert/hosts/upstairs/boards/desk/state", seconds: 30)
+    let state = try await broker.subscribe("callalert/hosts/upstairs/boards/desk/state", seconds: 30)
     defer { state.kill(SIGKILL) }
-    #expect(await Lines(state.lines).first(within: 10) { $0.contains(#""connected":true"#) } != nil)
+    #expect(await LineLog(state.lines).first(within: 10) { $0.contains(#""connected":true"#) } != nil)
     let runner = try #require(runners.withLock { $0["desk"] })
     let topic = "callalert/hosts/upstairs/boards/desk/button "
     await runner.setButton(down: true)
@@ -370,16 +370,5 @@ struct BrokerEndToEndTests {
     try await upstairs.stop()
     try await downstairs.stop()
     await broker.stop()
-  }
-
-  static func binary() throws -> String {
-    if let path = ProcessInfo.processInfo.environment["CALLALERT_TEST_BINARY"] { return path }
-    for folder in [
-      URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().path,
-      FileManager.default.currentDirectoryPath + "/.build/debug",
-    ] where FileManager.default.isExecutableFile(atPath: folder + "/callalert") {
-      return folder + "/callalert"
-    }
-    throw BrokerError("callalert is not built beside the tests (swift build --build-tests builds it)")
   }
 }

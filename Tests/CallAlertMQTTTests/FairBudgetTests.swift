@@ -20,7 +20,7 @@ struct FairBudgetTests {
   /// a time (mosquitto_pub, each an independent client), from one shell; returns the shell.
   static func flood(
     _ broker: Broker, prefix: String, from first: Int = 0, count: Int, parallel: Int = 20
-  ) throws
+  ) async throws
     -> SpawnedProcess
   {
     let publish =
@@ -34,7 +34,7 @@ struct FairBudgetTests {
       done
       wait
       """
-    let shell = try SpawnedProcess("/bin/sh", ["-c", script])
+    let shell = try await SpawnedProcess("/bin/sh", ["-c", script])
     Task { for await _ in shell.lines {} }
     return shell
   }
@@ -73,8 +73,8 @@ struct FairBudgetTests {
 
     // MQTT fills its share, and more: every published call either rings or is refused, none lost.
     let count = Self.share + 8
-    let publisher = try Self.flood(broker, prefix: "f", count: count)
-    #expect(await publisher.exit(within: 30) == 0, "mosquitto_pub failed")
+    let publisher = try await Self.flood(broker, prefix: "f", count: count)
+    #expect(await publisher.exit(within: 30)?.exitCode == 0, "mosquitto_pub failed")
     for index in 0..<count {
       let seen = await host.events.first(within: 20) { line in
         line.contains(#""id":"f\#(index)""#)
@@ -92,7 +92,7 @@ struct FairBudgetTests {
     )
 
     // While MQTT's share is full and more keeps coming, local calls ring (and a critical one too).
-    let more = try Self.flood(broker, prefix: "g", count: 200)
+    let more = try await Self.flood(broker, prefix: "g", count: 200)
     let isFlood: @Sendable (String) -> Bool = { $0.contains(#""id":"g"#) && $0.contains("too-many-calls") }
     // Measured once the flood reaches the daemon.
     #expect(await host.events.first(within: 20, where: isFlood) != nil, "the second flood never arrived")
@@ -105,7 +105,7 @@ struct FairBudgetTests {
       _ = try await host.request(#"{"type":"hangup","id":"local\#(index)"}"#)
     }
     let floodDuring = host.events.count(where: isFlood) - floodBefore
-    #expect(await more.exit(within: 60) == 0, "mosquitto_pub failed")
+    #expect(await more.exit(within: 60)?.exitCode == 0, "mosquitto_pub failed")
     print(
       "fair budget: local call -> ringing answer, median of 7: quiet \(Self.ms(Self.median(quiet))), "
         + "MQTT flooded \(Self.ms(Self.median(flooded))) (max \(Self.ms(flooded.max()!))); "

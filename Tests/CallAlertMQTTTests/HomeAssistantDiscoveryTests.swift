@@ -1,5 +1,5 @@
-import CallAlertInputs
 import CallAlertMQTT
+import CallAlertText
 import Foundation
 import Testing
 

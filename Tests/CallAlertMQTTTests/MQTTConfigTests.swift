@@ -1,4 +1,6 @@
 import CallAlertInputs
+import CallAlertText
+import CallAlertValues
 import Foundation
 import Testing
 

@@ -1,7 +1,7 @@
 import CallAlertControl
 import CallAlertEngine
-import CallAlertInputs
 import CallAlertMQTT
+import CallAlertText
 import Foundation
 import Testing
 

@@ -1,5 +1,6 @@
 import CallAlertTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// With a second real peer: kamailio as the registrar and a forking proxy (Tools/sip/kamailio-ring-group.cfg),
@@ -16,26 +17,26 @@ struct KamailioRingGroupTests {
     .appendingPathComponent("../../Tools/sip/kamailio-ring-group.cfg").standardized
 
   @Test func theDeskPhoneAnswersAndTheExtensionsRingStopsAsAnsweredElsewhere() async throws {
-    let proxyPort = SIPpProcess.freeUDPPort()
-    let deskPort = SIPpProcess.freeUDPPort()
+    let proxyPort = LoopbackPorts.take()
+    let deskPort = LoopbackPorts.take()
     let config = FileManager.default.temporaryDirectory.appendingPathComponent("kamailio-\(UUID().uuidString).cfg")
     try String(contentsOf: Self.configTemplate, encoding: .utf8)
       .replacingOccurrences(of: "LISTEN_PORT", with: "\(proxyPort)")
       .replacingOccurrences(of: "DESK_PORT", with: "\(deskPort)")
       .write(to: config, atomically: true, encoding: .utf8)
     defer { try? FileManager.default.removeItem(at: config) }
-    let proxy = try Kamailio(config: config)
+    let proxy = try await Kamailio(config: config)
     defer { proxy.stop() }
 
     var rig = try await SIPRig(cap: "10s", user: "ring", account: "registrar: 127.0.0.1:\(proxyPort)")
     #expect(await rig.log.waitFor("registered as sip:ring@127.0.0.1"))
 
-    let desk = try SIPpProcess(
+    let desk = try await SIPpProcess(
       scenario: "desk-phone-answers.xml", arguments: ["-p", "\(deskPort)", "-m", "1", "-d", "800", "-timeout", "20s"])
-    let caller = try SIPpProcess(
+    let caller = try await SIPpProcess(
       scenario: "caller-through-proxy.xml",
       arguments: [
-        "-s", "ring", "-p", "\(SIPpProcess.freeUDPPort())", "-m", "1", "-d", "200", "-timeout", "20s",
+        "-s", "ring", "-p", "\(LoopbackPorts.take())", "-m", "1", "-d", "200", "-timeout", "20s",
         "127.0.0.1:\(proxyPort)",
       ])
     let id = try await rig.ringingCall()
@@ -58,26 +59,19 @@ struct KamailioRingGroupTests {
   /// the registration the test waits for; it is killed when the test ends, at the latest by a watchdog.
   final class Kamailio: Sendable {
     let pidFile: String
-    let logFile: String
+    private let log = Log()
     private let watchdog: Task<Void, Never>
 
-    init(config: URL) throws {
-      let base = config.deletingPathExtension().path
-      pidFile = base + ".pid"
-      logFile = base + ".log"
-      _ = FileManager.default.createFile(atPath: logFile, contents: nil)
-      let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logFile))
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
-      process.arguments = [
-        "/usr/sbin/kamailio", "-f", config.path, "-P", pidFile, "-DD", "-E", "-w",
-        FileManager.default.temporaryDirectory.path,
-      ]
-      process.standardInput = FileHandle.nullDevice
-      process.standardOutput = log
-      process.standardError = log
-      try process.run()
-      try? log.close()
+    init(config: URL) async throws {
+      pidFile = config.deletingPathExtension().path + ".pid"
+      let child = try await SpawnedProcess(
+        "/usr/bin/setsid",
+        [
+          "/usr/sbin/kamailio", "-f", config.path, "-P", pidFile, "-DD", "-E", "-w",
+          FileManager.default.temporaryDirectory.path,
+        ])
+      let (lines, log) = (child.lines, log)
+      Task { for await line in lines { log.lines.withLock { $0.append(line) } } }
       let pidFile = pidFile
       watchdog = Task {
         guard (try? await Task.sleep(for: .seconds(55))) != nil else { return }
@@ -86,14 +80,18 @@ struct KamailioRingGroupTests {
     }
 
     /// What it logged.
-    var output: String { (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? "" }
+    var output: String { log.lines.withLock { $0.joined(separator: "\n") } }
 
-    /// Kills its process group and removes its files.
+    /// Kills its process group and removes its pid file.
     func stop() {
       watchdog.cancel()
       Self.kill(pidFile: pidFile)
       try? FileManager.default.removeItem(atPath: pidFile)
-      try? FileManager.default.removeItem(atPath: logFile)
+    }
+
+    /// What it logged, appended by the task that reads it.
+    private final class Log: Sendable {
+      let lines = Mutex<[String]>([])
     }
 
     private static func kill(pidFile: String) {

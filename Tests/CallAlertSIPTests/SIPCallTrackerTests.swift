@@ -1,5 +1,5 @@
-import CallAlertBridges
 import CallAlertEngine
+import CallAlertValues
 import Testing
 
 @testable import CallAlertSIP

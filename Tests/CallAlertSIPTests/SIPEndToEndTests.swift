@@ -26,10 +26,10 @@ struct SIPEndToEndTests {
   @Test(arguments: cancels)
   func anInviteRingsTheBoardAndItsCancelStopsIt(_ cancel: Cancel) async throws {
     var rig = try await SIPRig()
-    let caller = try SIPpProcess(
+    let caller = try await SIPpProcess(
       scenario: "invite-cancel.xml",
       arguments: [
-        "-s", "201", "-p", "\(SIPpProcess.freeUDPPort())", "-m", "1", "-d", "600", "-key", "cancel_header",
+        "-s", "201", "-p", "\(LoopbackPorts.take())", "-m", "1", "-d", "600", "-key", "cancel_header",
         cancel.header, "-timeout", "20s", "127.0.0.1:\(rig.port)",
       ])
     let ringing = try #require(await rig.event(#""event":"ringing""#))
@@ -49,10 +49,10 @@ struct SIPEndToEndTests {
   @Test func anInviteNobodyCancelsRingsUntilTheCapAndThenGetsAFinalAnswer() async throws {
     var rig = try await SIPRig(cap: "1s")
     // The caller never cancels: SIPp fails the scenario unless 100/180 and then 480 come, in that order.
-    let caller = try SIPpProcess(
+    let caller = try await SIPpProcess(
       scenario: "invite-unanswered.xml",
       arguments: [
-        "-s", "201", "-p", "\(SIPpProcess.freeUDPPort())", "-m", "1", "-timeout", "20s", "127.0.0.1:\(rig.port)",
+        "-s", "201", "-p", "\(LoopbackPorts.take())", "-m", "1", "-timeout", "20s", "127.0.0.1:\(rig.port)",
       ])
     let ringing = try #require(await rig.event(#""event":"ringing""#))
     let id = try #require(SIPRig.callID(in: ringing))
@@ -66,10 +66,10 @@ struct SIPEndToEndTests {
 
   @Test func twoOverlappingInvitesAreTwoCalls() async throws {
     var rig = try await SIPRig()
-    let caller = try SIPpProcess(
+    let caller = try await SIPpProcess(
       scenario: "invite-cancel.xml",
       arguments: [
-        "-s", "201", "-p", "\(SIPpProcess.freeUDPPort())", "-m", "2", "-l", "2", "-r", "20", "-d", "800",
+        "-s", "201", "-p", "\(LoopbackPorts.take())", "-m", "2", "-l", "2", "-r", "20", "-d", "800",
         "-key", "cancel_header", "X-Test: gave up", "-timeout", "20s", "127.0.0.1:\(rig.port)",
       ])
     let first = try await rig.ringingCall()
@@ -89,10 +89,10 @@ struct SIPEndToEndTests {
   @Test func aRetransmittedInviteIsOneCall() async throws {
     var rig = try await SIPRig()
     // -nr: SIPp's own retransmissions off, so the scenario's second INVITE is the only repeat.
-    let caller = try SIPpProcess(
+    let caller = try await SIPpProcess(
       scenario: "invite-retransmitted-cancel.xml",
       arguments: [
-        "-s", "201", "-p", "\(SIPpProcess.freeUDPPort())", "-m", "1", "-nr", "-d", "500", "-key",
+        "-s", "201", "-p", "\(LoopbackPorts.take())", "-m", "1", "-nr", "-d", "500", "-key",
         "cancel_header", "X-Test: gave up", "-timeout", "20s", "127.0.0.1:\(rig.port)",
       ])
     let id = try await rig.ringingCall()
@@ -106,10 +106,10 @@ struct SIPEndToEndTests {
 
   @Test func aForkedCopyOfAnInviteIsOneCall() async throws {
     var rig = try await SIPRig()
-    let caller = try SIPpProcess(
+    let caller = try await SIPpProcess(
       scenario: "invite-forked-cancel.xml",
       arguments: [
-        "-s", "201", "-p", "\(SIPpProcess.freeUDPPort())", "-m", "1", "-nr", "-d", "500", "-key", "cancel_header",
+        "-s", "201", "-p", "\(LoopbackPorts.take())", "-m", "1", "-nr", "-d", "500", "-key", "cancel_header",
         #"Reason: SIP;cause=200;text="Call completed elsewhere""#, "-timeout", "20s", "127.0.0.1:\(rig.port)",
       ])
     let id = try await rig.ringingCall()
@@ -123,20 +123,20 @@ struct SIPEndToEndTests {
 
   @Test func anInviteForAnUnknownUserIsRefusedWith404AndRingsNothing() async throws {
     var rig = try await SIPRig()
-    let stranger = try SIPpProcess(
+    let stranger = try await SIPpProcess(
       scenario: "invite-unknown-user.xml",
       arguments: [
-        "-s", "999", "-p", "\(SIPpProcess.freeUDPPort())", "-m", "1", "-timeout", "20s",
+        "-s", "999", "-p", "\(LoopbackPorts.take())", "-m", "1", "-timeout", "20s",
         "127.0.0.1:\(rig.port)",
       ])
     let refused = await stranger.result()
     #expect(refused.status == 0 && !refused.killed, "\(refused.output)")
     #expect(!rig.log.matching("unknown user 999 with 404").isEmpty, "\(rig.log.all)")
     // A call for the extension afterwards is the first and only one to ring.
-    let caller = try SIPpProcess(
+    let caller = try await SIPpProcess(
       scenario: "invite-cancel.xml",
       arguments: [
-        "-s", "201", "-p", "\(SIPpProcess.freeUDPPort())", "-m", "1", "-d", "300", "-key", "cancel_header",
+        "-s", "201", "-p", "\(LoopbackPorts.take())", "-m", "1", "-d", "300", "-key", "cancel_header",
         "X-Test: gave up", "-timeout", "20s", "127.0.0.1:\(rig.port)",
       ])
     let id = try await rig.ringingCall()
@@ -155,10 +155,10 @@ struct SIPEndToEndTests {
       Array(
         "INVITE sip:201@127.0.0.1 SIP/2.0\r\nVia: SIP/2.0/UDP 127.0.0.1:9;branch=z9hG4bKx\r\nContent-Length: 999\r\n\r\n"
           .utf8))
-    let caller = try SIPpProcess(
+    let caller = try await SIPpProcess(
       scenario: "invite-cancel.xml",
       arguments: [
-        "-s", "201", "-p", "\(SIPpProcess.freeUDPPort())", "-m", "1", "-d", "300", "-key", "cancel_header",
+        "-s", "201", "-p", "\(LoopbackPorts.take())", "-m", "1", "-d", "300", "-key", "cancel_header",
         "X-Test: gave up", "-timeout", "20s", "127.0.0.1:\(rig.port)",
       ])
     let id = try await rig.ringingCall()
@@ -172,10 +172,10 @@ struct SIPEndToEndTests {
   @Test func underDoNotDisturbTheExtensionStillAnswers180AndTheBoardStaysQuiet() async throws {
     var rig = try await SIPRig()
     #expect(try await rig.request(#"{"type":"dnd","mode":"on"}"#).contains(#""ok":true"#))
-    let caller = try SIPpProcess(
+    let caller = try await SIPpProcess(
       scenario: "invite-cancel.xml",
       arguments: [
-        "-s", "201", "-p", "\(SIPpProcess.freeUDPPort())", "-m", "1", "-d", "500", "-key", "cancel_header",
+        "-s", "201", "-p", "\(LoopbackPorts.take())", "-m", "1", "-d", "500", "-key", "cancel_header",
         "X-Test: gave up", "-timeout", "20s", "127.0.0.1:\(rig.port)",
       ])
     let line = try #require(await rig.event(#""event":"missed""#))
@@ -192,10 +192,10 @@ struct SIPEndToEndTests {
 
   @Test func aHundredCallsPlacedAndCancelledBySIPpAreAllRungAndRecorded() async throws {
     var rig = try await SIPRig()
-    let caller = try SIPpProcess(
+    let caller = try await SIPpProcess(
       scenario: "invite-cancel.xml",
       arguments: [
-        "-s", "201", "-p", "\(SIPpProcess.freeUDPPort())", "-m", "100", "-r", "50", "-l", "20", "-d", "200",
+        "-s", "201", "-p", "\(LoopbackPorts.take())", "-m", "100", "-r", "50", "-l", "20", "-d", "200",
         "-key", "cancel_header", "X-Test: gave up", "-timeout", "40s", "127.0.0.1:\(rig.port)",
       ], deadline: .seconds(45))
     var missed: Set<String> = []

@@ -23,8 +23,8 @@ struct SIPRegistrationTests {
   ) async throws -> (
     port: Int, process: SIPpProcess
   ) {
-    let port = SIPpProcess.freeUDPPort()
-    let process = try SIPpProcess(
+    let port = LoopbackPorts.take()
+    let process = try await SIPpProcess(
       scenario: scenario, arguments: ["-p", "\(port)", "-m", "1", "-key", "expires", "\(expires)", "-timeout", "20s"])
     // The extension's first REGISTER must find SIPp listening (else it fails with 503 and is retried): wait,
     // bounded, until the port is taken.
@@ -60,18 +60,18 @@ struct SIPRegistrationTests {
     var rig = try await SIPRig(account: "registrar: 127.0.0.1:\(port)\npassword_file: \(password)")
     #expect(await rig.log.waitFor("registered as sip:201@127.0.0.1"), "\(rig.log.all)")
     #expect((await registrar.result()).status == 0)
-    let stranger = try SIPpProcess(
+    let stranger = try await SIPpProcess(
       scenario: "invite-stranger.xml",
       arguments: [
-        "-s", "201", "-p", "\(SIPpProcess.freeUDPPort())", "-m", "1", "-timeout", "10s", "127.0.0.1:\(rig.port)",
+        "-s", "201", "-p", "\(LoopbackPorts.take())", "-m", "1", "-timeout", "10s", "127.0.0.1:\(rig.port)",
       ],
       localAddress: SIPpProcess.strangerAddress)
     let refused = await stranger.result()
     #expect(refused.status == 0 && !refused.killed, "\(refused.output)")
-    let caller = try SIPpProcess(
+    let caller = try await SIPpProcess(
       scenario: "invite-cancel.xml",
       arguments: [
-        "-s", "201", "-p", "\(SIPpProcess.freeUDPPort())", "-m", "1", "-d", "300", "-key", "cancel_header",
+        "-s", "201", "-p", "\(LoopbackPorts.take())", "-m", "1", "-d", "300", "-key", "cancel_header",
         "X-Test: gave up", "-timeout", "10s", "127.0.0.1:\(rig.port)",
       ])
     let id = try await rig.ringingCall()
@@ -102,7 +102,7 @@ struct SIPRegistrationTests {
   }
 
   @Test func aRegistrarThatIsDownAtFirstIsRegisteredToAfterTheBackoff() async throws {
-    let port = SIPpProcess.freeUDPPort()
+    let port = LoopbackPorts.take()
     let password = try Self.passwordFile("s3cret")
     defer { try? FileManager.default.removeItem(atPath: password) }
     var rig = try await SIPRig(account: "registrar: 127.0.0.1:\(port)\npassword_file: \(password)")
@@ -110,7 +110,7 @@ struct SIPRegistrationTests {
     #expect(try await rig.status().contains(#""state":"failing""#))
     // Each change of the account's state is an event line beside the engine's events.
     #expect(await rig.event(#""event":"source""#, #""kind":"sip""#, #""state":"failing""#, "503") != nil)
-    let registrar = try SIPpProcess(
+    let registrar = try await SIPpProcess(
       scenario: "register-digest.xml",
       arguments: ["-p", "\(port)", "-m", "1", "-key", "expires", "120", "-timeout", "20s"])
     defer { registrar.stop() }
@@ -144,10 +144,10 @@ struct SIPRegistrationTests {
     let status = try await rig.status()
     #expect(status.contains(#""state":"failing""#) && status.contains("chmod 600"), "\(status)")
     // Nothing was sent to the registrar, and a call straight to the extension still rings.
-    let caller = try SIPpProcess(
+    let caller = try await SIPpProcess(
       scenario: "invite-cancel.xml",
       arguments: [
-        "-s", "201", "-p", "\(SIPpProcess.freeUDPPort())", "-m", "1", "-d", "300", "-key", "cancel_header",
+        "-s", "201", "-p", "\(LoopbackPorts.take())", "-m", "1", "-d", "300", "-key", "cancel_header",
         "X-Test: gave up", "-timeout", "20s", "127.0.0.1:\(rig.port)",
       ])
     let id = try await rig.ringingCall()

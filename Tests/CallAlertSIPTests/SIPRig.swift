@@ -1,25 +1,21 @@
-import CallAlertDaemon
-import CallAlertInputs
 import CallAlertProtocol
-import CallAlertSimulation
 import CallAlertTestSupport
+import CallAlertText
 import CallAlertVirtualBoard
 import Foundation
 import Logging
-import ServiceLifecycle
 import Synchronization
 
-/// The daemon with one in-process virtual board and one SIP account listening on a free UDP port of
-/// 127.0.0.1, as `callalert run --simulate` runs it: its event lines, its log, the board's actuator changes,
-/// and the control socket for `status` and `history`.
+/// The daemon rig (``DaemonRig``) with one in-process virtual board and one SIP account listening on a free UDP
+/// port of 127.0.0.1, as `callalert run --simulate` runs it: its event lines, its log, the board's actuator
+/// changes, and the control socket for `status` and `history`.
 struct SIPRig {
-  let directory: URL
-  let socket: String
+  let daemon: DaemonRig
+  var directory: URL { daemon.directory }
+  var socket: String { daemon.socket }
   /// The account's port.
   let port: Int
   let log = CapturedLog(level: .debug)
-  private let group: ServiceGroup
-  private let running: Task<Void, any Error>
   private let board: VirtualBoardRunner<ContinuousClock>
   private var events: AsyncStream<String>.AsyncIterator
   private var changes: AsyncStream<ActuatorTimeline.Entry>.AsyncIterator
@@ -29,56 +25,39 @@ struct SIPRig {
   /// Starts the daemon; `account` adds lines to the account (`registrar:`, `password_file:`...). Without a
   /// registrar the account trusts 127.0.0.1 (the tests' PBX) and nothing else.
   init(cap: String = "2s", user: String = "201", account: String = "") async throws {
-    directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "callalert-sip-\(UUID().uuidString.prefix(8))")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    socket = directory.appendingPathComponent("control.sock").path
-    port = SIPpProcess.freeUDPPort()
-    let config = directory.appendingPathComponent("config.yaml").path
-    let yaml = """
-      cap: \(cap)
-      boards:
-        - name: desk
-          port: auto
-      socket:
-        path: \(socket)
-      history:
-        path: \(directory.appendingPathComponent("history.sqlite").path)
-      sip:
-        accounts:
-          - name: ring
-            user: "\(user)"
-            local_address: 127.0.0.1
-            local_port: \(port)
-      \(account.contains("registrar:") ? "" : "      trusted: [127.0.0.1]")
-      \(account.split(separator: "\n").map { "      " + $0 }.joined(separator: "\n"))
-      """
-    try yaml.write(toFile: config, atomically: true, encoding: .utf8)
-    var options = DaemonOptions(configPath: config, simulate: true, readStandardInput: false)
-    options.boardSource = .virtualBoards()
+    let port = LoopbackPorts.take()
+    self.port = port
     let (lines, sink) = AsyncStream.makeStream(of: String.self)
     let made = Made()
-    let log = log
-    group = try await VirtualBoards.$created.withValue({ _, runner in made.set(runner) }) {
-      try await Daemon.makeServiceGroup(options: options, logger: log.logger, eventSink: { sink.yield($0) })
-    }
+    daemon = try await DaemonRig.start(
+      "sip",
+      config: { directory in
+        """
+        cap: \(cap)
+        boards:
+          - name: desk
+            port: auto
+        \(DaemonRig.files(in: directory))
+        sip:
+          accounts:
+            - name: ring
+              user: "\(user)"
+              local_address: 127.0.0.1
+              local_port: \(port)
+        \(account.contains("registrar:") ? "" : "      trusted: [127.0.0.1]")
+        \(account.split(separator: "\n").map { "      " + $0 }.joined(separator: "\n"))
+        """
+      }, logger: log.logger, onBoard: { _, runner in made.set(runner) }, eventSink: { sink.yield($0) })
     guard let board = made.runner else { throw RigError("no virtual board was made") }
     self.board = board
     let (changes, changeSink) = AsyncStream.makeStream(of: ActuatorTimeline.Entry.self)
     await board.withBoard { $0.hardware.onChange = { changeSink.yield($0) } }
     self.changes = changes.makeAsyncIterator()
     events = lines.makeAsyncIterator()
-    let group = group
-    running = Task { try await group.run() }
     // The board connects in its own time: a call that came first rang with no board, and the CANCEL SIPp sends
     // 600 ms later ended it before the board was there (under load it did: the board never sounded). The
     // tests' calls come once it is connected.
-    let socket = socket
-    let status = await answer(within: 30) {
-      (try? await ControlSocketClient.request(#"{"type":"status"}"#, path: socket)) ?? ""
-    } until: {
-      $0.contains(#""connected":true"#)
-    }
+    let status = await daemon.boardConnected(within: 30)
     guard status.contains(#""connected":true"#) else {
       throw RigError("the virtual board did not connect within 30 s: \(status) \(log.all.suffix(10))")
     }
@@ -145,17 +124,17 @@ struct SIPRig {
 
   /// Sends a control request line; the answer line.
   func request(_ line: String) async throws -> String {
-    try await ControlSocketClient.request(line, path: socket)
+    try await daemon.request(line)
   }
 
   /// `status` as JSON text.
   func status() async throws -> String {
-    try await ControlSocketClient.request(#"{"type":"status"}"#, path: socket)
+    try await daemon.status()
   }
 
   /// The history's calls by id, with their outcomes (the latest `limit`).
   func history(limit: Int = 200) async throws -> [String: String] {
-    let response = try await ControlSocketClient.request(#"{"type":"history","limit":\#(limit)}"#, path: socket)
+    let response = try await daemon.request(#"{"type":"history","limit":\#(limit)}"#)
     let object = try JSONParser.parse(response)
     var result: [String: String] = [:]
     for call in object["calls"]?.elements ?? [] {
@@ -166,9 +145,7 @@ struct SIPRig {
 
   /// Stops the daemon (unregistering, ending sofia-sip's thread) and removes its files.
   func stop() async throws {
-    await group.triggerGracefulShutdown()
-    try await running.value
-    try? FileManager.default.removeItem(at: directory)
+    try await daemon.stop()
   }
 
   /// The call id in an event line (`"id":"ring:..."`).

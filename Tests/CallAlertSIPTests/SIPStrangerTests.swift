@@ -12,10 +12,10 @@ import Testing
 struct SIPStrangerTests {
   @Test func aStrangersInviteIsRefused403AndRingsNothing() async throws {
     var rig = try await SIPRig(cap: "2s")
-    let stranger = try SIPpProcess(
+    let stranger = try await SIPpProcess(
       scenario: "invite-stranger.xml",
       arguments: [
-        "-s", "201", "-p", "\(SIPpProcess.freeUDPPort())", "-m", "1", "-timeout", "10s", "127.0.0.1:\(rig.port)",
+        "-s", "201", "-p", "\(LoopbackPorts.take())", "-m", "1", "-timeout", "10s", "127.0.0.1:\(rig.port)",
       ],
       localAddress: SIPpProcess.strangerAddress)
     let result = await stranger.result()
@@ -23,10 +23,10 @@ struct SIPStrangerTests {
     #expect(result.status == 0 && !result.killed, "\(result.output)")
     #expect(rig.log.matching("refused an INVITE from 127.0.0.2 with 403").count == 1, "\(rig.log.all)")
     // The PBX's call after it rings: the first ringing event is the PBX's, so the stranger's never rang.
-    let caller = try SIPpProcess(
+    let caller = try await SIPpProcess(
       scenario: "invite-cancel.xml",
       arguments: [
-        "-s", "201", "-p", "\(SIPpProcess.freeUDPPort())", "-m", "1", "-d", "300", "-key", "cancel_header",
+        "-s", "201", "-p", "\(LoopbackPorts.take())", "-m", "1", "-d", "300", "-key", "cancel_header",
         "X-Test: gave up", "-timeout", "10s", "127.0.0.1:\(rig.port)",
       ])
     let ringing = try #require(await rig.event(#""event":"ringing""#))
@@ -41,17 +41,17 @@ struct SIPStrangerTests {
   @Test func aFloodOfStrangersIsRefusedWhileThePBXsCallRings() async throws {
     var rig = try await SIPRig(cap: "5s")
     // 2 000 INVITEs at 1 000 a second, all open at once if need be: each must get its 403.
-    let flood = try SIPpProcess(
+    let flood = try await SIPpProcess(
       scenario: "invite-stranger.xml",
       arguments: [
-        "-s", "201", "-p", "\(SIPpProcess.freeUDPPort())", "-m", "2000", "-r", "1000", "-l", "2000", "-timeout",
+        "-s", "201", "-p", "\(LoopbackPorts.take())", "-m", "2000", "-r", "1000", "-l", "2000", "-timeout",
         "30s", "127.0.0.1:\(rig.port)",
       ],
       localAddress: SIPpProcess.strangerAddress, deadline: .seconds(40))
-    let caller = try SIPpProcess(
+    let caller = try await SIPpProcess(
       scenario: "invite-cancel.xml",
       arguments: [
-        "-s", "201", "-p", "\(SIPpProcess.freeUDPPort())", "-m", "1", "-d", "500", "-key", "cancel_header",
+        "-s", "201", "-p", "\(LoopbackPorts.take())", "-m", "1", "-d", "500", "-key", "cancel_header",
         "X-Test: gave up", "-timeout", "20s", "127.0.0.1:\(rig.port)",
       ])
     let id = try await rig.ringingCall()

@@ -24,33 +24,19 @@ struct SIPTLSTests {
           at: folder.appendingPathComponent(name), withIntermediateDirectories: true)
       }
       for (name, subject) in [("server", "/CN=127.0.0.1"), ("other", "/CN=another CA")] {
-        let status = await Self.run(
+        let outcome = try await SpawnedProcess.run(
           "/usr/bin/openssl",
           [
             "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", subject, "-addext",
             "subjectAltName=IP:127.0.0.1", "-keyout", folder.appendingPathComponent("\(name).key").path, "-out",
             folder.appendingPathComponent("\(name).crt").path,
-          ])
-        guard status == 0 else { throw SIPRig.RigError("openssl req failed with \(status)") }
+          ], within: 50)
+        guard outcome.succeeded else { throw SIPRig.RigError("openssl req failed: \(outcome)") }
       }
       try FileManager.default.copyItem(
         at: folder.appendingPathComponent("server.crt"), to: URL(fileURLWithPath: trusted + "/cafile.pem"))
       try FileManager.default.copyItem(
         at: folder.appendingPathComponent("other.crt"), to: URL(fileURLWithPath: untrusted + "/cafile.pem"))
-    }
-
-    /// Runs a command to its end (bounded by the suite's time limit); its exit status.
-    static func run(_ executable: String, _ arguments: [String]) async -> Int32 {
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: executable)
-      process.arguments = arguments
-      process.standardOutput = FileHandle.nullDevice
-      process.standardError = FileHandle.nullDevice
-      let (ended, sink) = AsyncStream.makeStream(of: Int32.self)
-      process.terminationHandler = { sink.yield($0.terminationStatus) }
-      guard (try? process.run()) != nil else { return -1 }
-      var iterator = ended.makeAsyncIterator()
-      return await iterator.next() ?? -1
     }
   }
 
@@ -58,62 +44,41 @@ struct SIPTLSTests {
   final class TLSRegistrar: Sendable {
     let port: Int
     let received: AsyncStream<String>
-    private let process: Process
-    private let input = Pipe()
+    private let child: SpawnedProcess
 
-    init(certificates: Certificates) throws {
-      port = SIPpProcess.freeTCPPort()
-      let output = Pipe()
-      let (received, sink) = AsyncStream.makeStream(of: String.self)
-      self.received = received
-      process = Process()
-      process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-      process.arguments = [
-        "s_server", "-accept", "127.0.0.1:\(port)", "-cert",
-        certificates.folder.appendingPathComponent("server.crt").path,
-        "-key", certificates.folder.appendingPathComponent("server.key").path,
-      ]
-      process.standardInput = input  // held open: s_server ends when its input does
-      process.standardOutput = output
-      process.standardError = output
-      // Read on a thread of its own, not through FileHandle.readabilityHandler: Foundation closes the pipe when
-      // the handle goes while libdispatch may still have its source registered, which crashed the test process
-      // inside _dispatch_event_loop_drain (seen in make test; the daemon tests' reader changed for the same
-      // reason). The thread ends at the end of the output, when s_server is killed.
-      try process.run()
-      let reading = output.fileHandleForReading
-      Thread.detachNewThread {
-        var buffer = [UInt8](repeating: 0, count: 4_096)
-        while true {
-          let count = read(reading.fileDescriptor, &buffer, buffer.count)
-          if count < 0 && errno == EINTR { continue }
-          guard count > 0 else { break }
-          sink.yield(String(decoding: buffer[..<count], as: UTF8.self))
-        }
-        sink.finish()
-        try? reading.close()
-      }
+    init(certificates: Certificates) async throws {
+      port = LoopbackPorts.take()
+      child = try await SpawnedProcess(
+        "/usr/bin/openssl",
+        [
+          "s_server", "-accept", "127.0.0.1:\(port)", "-cert",
+          certificates.folder.appendingPathComponent("server.crt").path,
+          "-key", certificates.folder.appendingPathComponent("server.key").path,
+        ],
+        input: .pipe)  // held open: s_server ends when its input does
+      received = child.lines
     }
 
     /// Waits until what it received contains `text`; false when it ended first.
     func receives(_ text: String) async -> Bool {
       var seen = ""
-      for await chunk in received {
-        seen += chunk
+      for await line in received {
+        seen += line + "\n"
         if seen.contains(text) { return true }
       }
       return false
     }
 
     func stop() {
-      if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+      child.kill(SIGKILL)
+      child.closeInput()
     }
   }
 
   @Test func aRegistrarWhoseCertificateVerifiesGetsTheRegister() async throws {
     let certificates = try await Certificates()
     defer { try? FileManager.default.removeItem(at: certificates.folder) }
-    let registrar = try TLSRegistrar(certificates: certificates)
+    let registrar = try await TLSRegistrar(certificates: certificates)
     defer { registrar.stop() }
     let rig = try await SIPRig(
       account: "registrar: 127.0.0.1:\(registrar.port)\ntransport: tls\nca_directory: \(certificates.trusted)")
@@ -125,7 +90,7 @@ struct SIPTLSTests {
   @Test func aRegistrarWhoseCertificateDoesNotVerifyIsRefusedWithAWarning() async throws {
     let certificates = try await Certificates()
     defer { try? FileManager.default.removeItem(at: certificates.folder) }
-    let registrar = try TLSRegistrar(certificates: certificates)
+    let registrar = try await TLSRegistrar(certificates: certificates)
     defer { registrar.stop() }
     let rig = try await SIPRig(
       account: "registrar: 127.0.0.1:\(registrar.port)\ntransport: tls\nca_directory: \(certificates.untrusted)")

@@ -3,11 +3,11 @@ import Foundation
 import Synchronization
 
 /// SIPp (Debian's `sip-tester`) as a real SIP peer on loopback, bounded: every run has a deadline after which
-/// it is killed, and its end is awaited through `terminationHandler` (never `waitUntilExit`).
+/// it is killed. A ``SpawnedProcess``: its end is observed by swift-subprocess, its output collected.
 struct SIPpProcess: Sendable {
   /// How a run ended.
   struct Result: Sendable {
-    /// SIPp's exit status: 0 when every call went as the scenario says.
+    /// SIPp's exit code: 0 when every call went as the scenario says; -1 when a signal ended it.
     var status: Int32
     /// Whether the deadline killed it.
     var killed: Bool
@@ -22,9 +22,8 @@ struct SIPpProcess: Sendable {
   /// Whether SIPp is installed (Tools/scripts/install-deps.sh installs it).
   static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/sipp") }
 
-  let process = Process()
-  private let outputFile: URL
-  private let finished: AsyncStream<Int32>
+  private let child: SpawnedProcess
+  private let output: Task<String, Never>
   private let deadline: Duration
 
   /// The loopback address a test's stranger sends from: not the trusted 127.0.0.1.
@@ -34,52 +33,31 @@ struct SIPpProcess: Sendable {
   /// ``strangerAddress`` for a peer the extension must not trust), for at most `deadline`.
   init(
     scenario: String, arguments: [String], localAddress: String = "127.0.0.1", deadline: Duration = .seconds(30)
-  ) throws {
-    outputFile = FileManager.default.temporaryDirectory.appendingPathComponent("sipp-\(UUID().uuidString).txt")
-    _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
-    let output = try FileHandle(forWritingTo: outputFile)
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/sipp")
-    process.arguments =
-      ["-sf", Self.scenarios.appendingPathComponent(scenario).path, "-i", localAddress, "-nostdin"] + arguments
-    process.standardInput = FileHandle.nullDevice
-    process.standardOutput = output
-    process.standardError = output
-    process.currentDirectoryURL = FileManager.default.temporaryDirectory
-    let (finished, sink) = AsyncStream.makeStream(of: Int32.self)
-    self.finished = finished
-    self.deadline = deadline
-    process.terminationHandler = { process in
-      sink.yield(process.terminationStatus)
-      sink.finish()
+  ) async throws {
+    child = try await SpawnedProcess(
+      "/usr/bin/sipp",
+      ["-sf", Self.scenarios.appendingPathComponent(scenario).path, "-i", localAddress, "-nostdin"] + arguments,
+      workingDirectory: FileManager.default.temporaryDirectory.path)
+    let lines = child.lines
+    output = Task {
+      var text = ""
+      for await line in lines { text += line + "\n" }
+      return text
     }
-    try process.run()
-    try? output.close()
+    self.deadline = deadline
   }
 
   /// Waits for the run to end (killing it at its deadline); its status and output.
   func result() async -> Result {
-    let killed = Mutex(false)
-    let watchdog = Task { [process, deadline] in
-      guard (try? await Task.sleep(for: deadline)) != nil, process.isRunning else { return }
-      killed.withLock { $0 = true }
-      kill(process.processIdentifier, SIGKILL)
-    }
-    var iterator = finished.makeAsyncIterator()
-    let status = await iterator.next() ?? -1
-    watchdog.cancel()
-    let text = (try? String(contentsOf: outputFile, encoding: .utf8)) ?? ""
-    try? FileManager.default.removeItem(at: outputFile)
-    return Result(status: status, killed: killed.withLock { $0 }, output: text)
+    let seconds = Double(deadline.components.seconds) + Double(deadline.components.attoseconds) / 1e18
+    let status = await child.exit(within: seconds)
+    // A grandchild never holds SIPp's output: it ends with SIPp, killed or not.
+    let text = await output.value
+    return Result(status: status?.exitCode ?? -1, killed: status == nil, output: text)
   }
 
   /// Kills it now (a test that ends early).
   func stop() {
-    if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    child.kill(SIGKILL)
   }
-
-  /// A UDP port on 127.0.0.1 for a test's server or peer (``LoopbackPorts``).
-  static func freeUDPPort() -> Int { LoopbackPorts.take() }
-
-  /// A TCP port on 127.0.0.1 for a test's server or peer (``LoopbackPorts``).
-  static func freeTCPPort() -> Int { LoopbackPorts.take() }
 }

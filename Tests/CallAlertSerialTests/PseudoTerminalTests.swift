@@ -251,7 +251,7 @@ struct PseudoTerminalTests {
     first.close()
     await first.waitUntilReleased()
 
-    let second = try PseudoTerminal.openSlave(slavePath)
+    let second = try await openSlaveOnceForkedCopiesAreGone(slavePath)
     defer { second.close() }
     try await second.write([0x02])
     #expect(try await atBoard.collect(1) == [0x02])  // the board's stream did not end in between
@@ -306,5 +306,22 @@ struct PseudoTerminalTests {
     await pair.slave.waitUntilReleased()
     let error = await serialPortError { try await pair.slave.write([1]) }
     #expect(error?.code == .closed)
+  }
+}
+
+/// Opens a pseudo-terminal's slave that this process has just closed. The exclusive lock (flock) belongs to the
+/// open file, not the descriptor, and a child that another test of this process forks meanwhile holds a copy
+/// of every descriptor until its exec closes them: for that moment the closed descriptor's lock is still held,
+/// and the open is refused as busy, "held by this process". Nothing signals the child's exec, so the open is
+/// tried again, every 5 ms for at most 5 s.
+func openSlaveOnceForkedCopiesAreGone(_ path: String) async throws -> DescriptorChannel {
+  let giveUp = ContinuousClock.now + .seconds(5)
+  while true {
+    switch Result(catching: { () throws(SerialPortError) in try PseudoTerminal.openSlave(path) }) {
+    case .success(let channel): return channel
+    case .failure(let error) where error.code == .busy && ContinuousClock.now < giveUp:
+      try await Task.sleep(for: .milliseconds(5))
+    case .failure(let error): throw error
+    }
   }
 }

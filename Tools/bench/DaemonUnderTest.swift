@@ -1,5 +1,5 @@
 import CallAlertDaemon
-import CallAlertInputs
+import CallAlertValues
 import Foundation
 import Logging
 import ServiceLifecycle

@@ -1,4 +1,5 @@
 import CallAlertHistory
+import CallAlertValues
 import Foundation
 
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import CallAlertEngine
 import CallAlertHistory
+import CallAlertValues
 import Foundation
 import Synchronization
 

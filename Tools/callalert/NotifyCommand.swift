@@ -5,6 +5,8 @@ import CallAlertEngine
 import CallAlertHTTPDaemon
 import CallAlertInputs
 import CallAlertSimulation
+import CallAlertText
+import CallAlertValues
 import Foundation
 import Synchronization
 

@@ -1,10 +1,10 @@
 import ArgumentParser
 import CallAlertDaemon
 import CallAlertHTTPDaemon
-import CallAlertInputs
 import CallAlertKDEConnectDaemon
 import CallAlertSerial
 import CallAlertSimulation
+import CallAlertValues
 import Logging
 
 extension CallAlertCommand {

@@ -4,6 +4,7 @@
 // Built by `make fuzz` with -sanitize=fuzzer,address; run as a plain executable it replays files.
 import CallAlertBridges
 import CallAlertFuzzDriver
+import CallAlertValues
 
 /// One input: the bytes as a stream, in two chunks split at the first byte's value (decoders must not care).
 func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

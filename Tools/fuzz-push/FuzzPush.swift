@@ -5,7 +5,7 @@ import CallAlertEngine
 // must neither crash nor hang, and a call it reads must keep the rules the engine relies on.
 // Built by `make fuzz` with -sanitize=fuzzer,address; run as a plain executable it replays files.
 import CallAlertFuzzDriver
-import CallAlertInputs
+import CallAlertValues
 import Foundation
 
 #if canImport(Glibc)

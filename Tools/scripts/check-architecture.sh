@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Checks Package.swift's library targets, and the import lines of their files, against the "Who may import whom"
 # table in docs/ARCHITECTURE.md: fails on a dependency or an import the table does not allow, or a library module
-# the table does not list.
+# the table does not list; and on a chain of dependencies by which a module of its "What a module never reaches"
+# table reaches a module that table forbids it.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SWIFT="${SWIFT:-swift}"
@@ -10,20 +11,26 @@ command -v python3 >/dev/null || { echo "check-architecture: python3 is needed (
 import json, os, re, sys
 package = json.load(sys.stdin)
 rules = {}
+never = {}
 in_table = False
+table = rules
 for number, line in enumerate(open("docs/ARCHITECTURE.md", encoding="utf-8"), 1):
     if line.startswith("## "):
         in_table = line.strip() == "## Who may import whom"
+        table = rules
+        continue
+    if in_table and line.startswith("### "):
+        table = never if line.strip() == "### What a module never reaches" else None
         continue
     match = re.match(r"^\| *([A-Za-z][A-Za-z0-9]*) *\| *(.*?) *\|$", line.rstrip("\n"))
-    if not in_table or not match or match.group(1) == "module":
+    if not in_table or table is None or not match or match.group(1) == "module":
         continue
     allowed = set()
     for word in match.group(2).split(","):
         word = word.strip().rstrip("\u2020")
         if word and not word.startswith("("):
             allowed.add(word)
-    rules[match.group(1)] = (allowed, number)
+    table[match.group(1)] = (allowed, number)
 problems = []
 for target in package["targets"]:
     if target["type"] not in ("regular", "system"):
@@ -38,6 +45,26 @@ for target in package["targets"]:
         if value[0] not in allowed:
             problems.append(
                 f"Package.swift: {name} depends on {value[0]}, which docs/ARCHITECTURE.md:{number} does not allow")
+# What a module never reaches: every chain of dependencies in Package.swift from it, followed to the end.
+edges = {}
+for target in package["targets"]:
+    edges[target["name"]] = [next(iter(dependency.values()))[0] for dependency in target["dependencies"]]
+for name, (forbidden, number) in sorted(never.items()):
+    if name not in edges:
+        problems.append(f"docs/ARCHITECTURE.md:{number}: {name} is not a target of Package.swift")
+        continue
+    path = {name: [name]}
+    pending = [name]
+    while pending:
+        current = pending.pop()
+        for dependency in edges.get(current, []):
+            if dependency in path:
+                continue
+            path[dependency] = path[current] + [dependency]
+            pending.append(dependency)
+            if dependency in forbidden:
+                chain = " -> ".join(path[dependency])
+                problems.append(f"Package.swift: {chain}, which docs/ARCHITECTURE.md:{number} forbids")
 # The import lines too: a module that compiles only because a dependency of a dependency brought another in
 # is an edge the table does not show. The toolchain modules are open to every host module (the portable
 # ones are held to the standard library by make firmware-check).
@@ -72,7 +99,7 @@ for problem in problems:
     print("check-architecture: " + problem, file=sys.stderr)
 if problems:
     sys.exit(1)
-print(f"check-architecture: {len(rules)} modules, Package.swift and {imports_checked} import lines match docs/ARCHITECTURE.md")
+print(f"check-architecture: {len(rules)} modules, Package.swift and {imports_checked} import lines match docs/ARCHITECTURE.md; {len(never)} modules reach none of what they must not")
 '
 
 # No descriptor is handed to libdispatch (docs/ARCHITECTURE.md, "No descriptor for libdispatch"): dispatch read/write

@@ -1,7 +1,8 @@
 import CallAlertControl
 import CallAlertEngine
 import CallAlertInputs
-import CallAlertParsing
+import CallAlertText
+import CallAlertValues
 import Foundation
 internal import HTTPTypes
 internal import Hummingbird

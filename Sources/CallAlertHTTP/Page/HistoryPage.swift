@@ -1,4 +1,4 @@
-import CallAlertHistory
+import CallAlertValues
 import Foundation
 
 /// The call history: newest first, the missed calls or all of them, and the missed ones acknowledged from

@@ -1,4 +1,4 @@
-import CallAlertInputs
+import CallAlertText
 import Foundation
 internal import HTTPTypes
 internal import Hummingbird

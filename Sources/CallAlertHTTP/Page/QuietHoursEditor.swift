@@ -1,5 +1,5 @@
 import CallAlertEngine
-import CallAlertInputs
+import CallAlertText
 
 /// What the page's quiet-hours editor acts through: the daemon's `do_not_disturb:` section as text, checked
 /// with the config file's own errors, saved where it stands in for the config file's, and applied at once.

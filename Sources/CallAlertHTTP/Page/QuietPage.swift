@@ -1,6 +1,8 @@
 import CallAlertControl
 import CallAlertEngine
 import CallAlertInputs
+import CallAlertText
+import CallAlertValues
 import Foundation
 
 /// Quiet hours and do-not-disturb: the mode now, one tap to switch it or silent mode, the schedule and the

@@ -1,4 +1,4 @@
-import CallAlertInputs
+import CallAlertText
 
 /// An `application/x-www-form-urlencoded` body (what sipgate.io and Twilio POST): its name-value pairs in
 /// order, `+` read as a space and `%XX` decoded. Pure: bytes in, pairs or an error naming the offset out.

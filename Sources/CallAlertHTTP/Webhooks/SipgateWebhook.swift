@@ -1,6 +1,6 @@
 import CallAlertControl
 import CallAlertEngine
-import CallAlertInputs
+import CallAlertText
 
 /// sipgate.io's push API: a form-encoded POST per event (`event=newCall`, `answer`, `hangup`). A new incoming
 /// call rings; the answer to `newCall` is the XML that subscribes to the call's `answer` and `hangup`

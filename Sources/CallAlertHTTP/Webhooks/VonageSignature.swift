@@ -1,4 +1,4 @@
-import CallAlertInputs
+import CallAlertText
 import Crypto
 import Foundation
 

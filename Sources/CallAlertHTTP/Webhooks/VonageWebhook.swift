@@ -1,6 +1,6 @@
 import CallAlertControl
 import CallAlertEngine
-import CallAlertInputs
+import CallAlertText
 import Foundation
 
 /// Vonage's voice event webhook: a JSON POST per change of a call's `status` (`started`, `ringing`,

@@ -1,6 +1,7 @@
 import CallAlertControl
 import CallAlertEngine
-import CallAlertInputs
+import CallAlertText
+import CallAlertValues
 
 /// What a provider's webhook request means and what to answer it: the typed requests for the daemon (none
 /// for an event that is not about an incoming call), and the body the provider expects back.

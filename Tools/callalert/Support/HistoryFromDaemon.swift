@@ -1,6 +1,6 @@
 import CallAlertControl
 import CallAlertDaemon
-import CallAlertHistory
+import CallAlertValues
 
 /// `callalert history` asks the running daemon first: it knows the records still waiting in memory for a
 /// disk that refuses them, which the file cannot show.

@@ -1,4 +1,5 @@
 import CallAlertHistory
+import CallAlertValues
 import Foundation
 
 /// Prints the call history, newest first, as text or JSON.

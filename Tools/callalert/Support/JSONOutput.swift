@@ -1,6 +1,5 @@
 import CallAlertClient
 import CallAlertControl
-import CallAlertInputs
 import CallAlertProtocol
 import CallAlertSerial
 import Foundation

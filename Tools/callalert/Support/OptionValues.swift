@@ -1,6 +1,6 @@
 import ArgumentParser
 import CallAlertEngine
-import CallAlertInputs
+import CallAlertValues
 import Logging
 
 // The closed sets of values the commands take, typed: ArgumentParser lists them in the help and refuses any

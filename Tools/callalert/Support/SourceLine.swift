@@ -1,5 +1,5 @@
 import CallAlertControl
-import CallAlertInputs
+import CallAlertText
 
 /// A phone-system source in `callalert status`: `source fritzbox (fritzbox 192.168.178.1:1012): connected`, or
 /// failing with its reason and the next attempt.

@@ -1,5 +1,6 @@
 import CallAlertControl
-import CallAlertInputs
+import CallAlertText
+import CallAlertValues
 import Foundation
 
 /// `callalert status` for people: history trouble, do-not-disturb, boards, ringing and missed calls.

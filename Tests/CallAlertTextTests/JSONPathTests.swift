@@ -1,4 +1,4 @@
-import CallAlertInputs
+import CallAlertText
 import Testing
 
 @Suite struct JSONPathTests {

@@ -1,4 +1,3 @@
-import CallAlertBridges
 import CallAlertEngine
 import Foundation
 
@@ -101,7 +100,7 @@ public struct DaemonConfiguration: Equatable, Sendable {
   }
 
   /// `$HOME`, else the account's home directory.
-  static func homeDirectory(environment: [String: String]) -> String {
+  package static func homeDirectory(environment: [String: String]) -> String {
     let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
     return home.count > 1 && home.hasSuffix("/") ? String(home.dropLast()) : home
   }

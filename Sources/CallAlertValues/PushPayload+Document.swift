@@ -1,3 +1,5 @@
+import CallAlertText
+
 extension PushPayload {
   /// A push payload read once as JSON, with where it came from: what a `push` control request carries, and
   /// what ``PushPayload/read(_:rules:receivedAt:)`` turns into a ``PushNotification`` without parsing again.

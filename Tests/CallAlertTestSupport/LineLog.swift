@@ -1,8 +1,9 @@
 import Foundation
 import Synchronization
 
-/// Lines as they come (the daemon's events, the scripted phone's output), kept, and awaited with a deadline.
-final class LineLog: Sendable {
+/// Lines as they come (a daemon's events, a peer's output, a subscriber's messages), kept, and awaited with a
+/// deadline.
+public final class LineLog: Sendable {
   private struct Waiter {
     let id: Int
     let predicate: @Sendable (String) -> Bool
@@ -10,9 +11,17 @@ final class LineLog: Sendable {
   }
   private let state = Mutex<(lines: [String], waiters: [Waiter], next: Int)>(([], [], 0))
 
-  init() {}
+  /// An empty log.
+  public init() {}
 
-  func append(_ line: String) {
+  /// A log of a stream's lines, collected as they come.
+  public convenience init(_ stream: AsyncStream<String>) {
+    self.init()
+    Task { [self] in for await line in stream { append(line) } }
+  }
+
+  /// Adds a line, and hands it to whoever waits for one like it.
+  public func append(_ line: String) {
     let ready = state.withLock { state in
       state.lines.append(line)
       let ready = state.waiters.filter { $0.predicate(line) }
@@ -22,12 +31,16 @@ final class LineLog: Sendable {
     for waiter in ready { waiter.continuation.resume(returning: line) }
   }
 
-  var all: [String] { state.withLock { $0.lines } }
+  /// Every line so far.
+  public var all: [String] { state.withLock { $0.lines } }
+
+  /// How many lines so far satisfy `predicate`.
+  public func count(where predicate: (String) -> Bool) -> Int { all.filter(predicate).count }
 
   /// The first line so far (from line `start` on) or from now on satisfying `predicate`; nil when none came
   /// within `seconds` (the bound on a wait, never a stand-in for one). The predicate runs under the lock: it must
   /// not read these lines.
-  func first(
+  public func first(
     within seconds: Double, from start: Int = 0, where predicate: @escaping @Sendable (String) -> Bool
   ) async -> String? {
     let id = state.withLock { state in

@@ -1,7 +1,6 @@
+import CallAlertValues
 import Foundation
 import Testing
-
-@testable import CallAlertInputs
 
 @Suite struct TimestampTests {
   @Test(arguments: [

@@ -1,3 +1,5 @@
+import CallAlertText
+
 /// Maps a push payload shape that the built-in presets do not know to a call or a hangup.
 ///
 /// A rule applies when every ``match`` condition holds; rules are tried in order, before the presets, and

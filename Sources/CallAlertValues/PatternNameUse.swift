@@ -1,4 +1,4 @@
-import CallAlertParsing
+import CallAlertText
 
 /// A pattern name a config file uses, with its place, so that a name no pattern defines is reported where
 /// it was written.

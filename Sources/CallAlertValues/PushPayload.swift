@@ -1,5 +1,5 @@
 import CallAlertEngine
-import CallAlertParsing
+import CallAlertText
 import Foundation
 
 /// Reads push notification payloads (the JSON an app server sends through APNs or FCM, forwarded to the

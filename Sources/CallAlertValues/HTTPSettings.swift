@@ -1,3 +1,5 @@
+import CallAlertText
+
 /// The config's `http:` section (and `callalert run --http ADDR:PORT`): where the daemon's HTTP API listens
 /// and the secrets it checks. Off unless asked for; bound to loopback unless the address says otherwise.
 public struct HTTPSettings: Equatable, Sendable {

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import CallAlertInputs
+@testable import CallAlertText
 
 /// The JSON reader: values, positions, and syntax errors at the right byte.
 @Suite struct JSONParserTests {

@@ -1,4 +1,5 @@
 import CallAlertEngine
+import CallAlertText
 
 /// The built-in payload shapes, after the public write-ups of ringing from an iOS notification service
 /// extension: `pushType` 1/2, `info.type` 1/2, and `act` 4 (continuous vibration).

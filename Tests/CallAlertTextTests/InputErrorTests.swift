@@ -1,4 +1,4 @@
-import CallAlertInputs
+import CallAlertText
 import Testing
 
 @Test func inputErrorsNameThePlace() {

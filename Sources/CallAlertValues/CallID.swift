@@ -1,3 +1,5 @@
+import CallAlertText
+
 /// What an id (a call id, a board name in a request) may be: non-empty, valid UTF-8 (the readers refuse
 /// invalid bytes before this), no control characters, at most ``maximumBytes`` long.
 ///
