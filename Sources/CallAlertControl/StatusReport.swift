@@ -49,9 +49,12 @@ public struct StatusReport: Codable, Equatable, Sendable {
     public var port: String?
     /// Why it is not connected: the daemon's last failure to open or greet it, with what to do.
     public var problem: String?
+    /// A light's device while it is open (`Kuando Busylight 27bb:3bcd at /dev/hidraw3`); a CallAlert board
+    /// says who it is with `serial` and `firmware` instead.
+    public var device: String? = nil
     enum CodingKeys: String, CodingKey {
       case name, connected, serial, firmware, tableVersion = "table_version", playingCall = "playing_call", link
-      case port, problem
+      case port, problem, device
     }
   }
 
@@ -129,7 +132,8 @@ public struct StatusReport: Codable, Equatable, Sendable {
   /// The report of an engine snapshot, with what the board sessions and the history writer know.
   public init(
     _ snapshot: EngineSnapshot, boardInfos: [String: BoardInfo], boardLinks: [String: String] = [:],
-    boardProblems: [String: String] = [:], boardPorts: [String: String] = [:], history: HistoryHealth? = nil
+    boardProblems: [String: String] = [:], boardPorts: [String: String] = [:], boardDevices: [String: String] = [:],
+    history: HistoryHealth? = nil
   ) {
     self.history = history
     calls = snapshot.activeCalls.map {
@@ -156,7 +160,7 @@ public struct StatusReport: Codable, Equatable, Sendable {
         firmware: info.map { "\($0.firmware.major).\($0.firmware.minor).\($0.firmware.patch)" },
         tableVersion: info.map(\.table.version), playingCall: board.token == nil ? nil : board.callID,
         link: boardLinks[board.name], port: boardPorts[board.name],
-        problem: board.connected ? nil : boardProblems[board.name])
+        problem: board.connected ? nil : boardProblems[board.name], device: boardDevices[board.name])
     }
   }
 }

@@ -184,6 +184,13 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
     return infos
   }
 
+  /// The open lights' devices, by board name.
+  public func boardDevices() async -> [String: String] {
+    var devices: [String: String] = [:]
+    for (name, driver) in drivers { devices[name] = await driver.deviceName }
+    return devices
+  }
+
   /// Each connected board's link counters, by name (for `/metrics`).
   public func boardLinkStatistics() async -> [String: BoardLinkStatistics] {
     var statistics: [String: BoardLinkStatistics] = [:]

@@ -61,6 +61,9 @@ struct BoardHealth: Sendable {
   var info: BoardInfo?
   /// A serial link's counters on the current connection; nil without one.
   var linkStatistics: BoardLinkStatistics?
+  /// A light's device as it names itself (`Kuando Busylight 27bb:3bcd at /dev/hidraw3`) while open; nil for a
+  /// CallAlert board, whose INFO says who it is.
+  var device: String?
 }
 
 /// What a board tells its driver.

@@ -98,6 +98,11 @@ actor BoardDriver<C: Clock> where C.Duration == Duration {
     }
   }
 
+  /// A light's device while it is open (a CallAlert board has its INFO instead).
+  var deviceName: String? {
+    get async { isOpen ? await device.health.device : nil }
+  }
+
   /// The link's counters on the current connection (BoardLinkStatistics.swift); nil while not connected.
   var linkStatistics: BoardLinkStatistics? {
     get async { isOpen ? await device.health.linkStatistics : nil }

@@ -48,11 +48,12 @@ struct ControlHandler<C: Clock>: Sendable where C.Duration == Duration {
       let infos = await service.boardInfos()
       let links = await service.boardLinks()
       let problems = await service.boardProblems()
+      let devices = await service.boardDevices()
       var ports: [String: String] = [:]
       for board in configuration.engine.boards { ports[board.name] = board.whereToLook }
       var report = StatusReport(
         snapshot, boardInfos: infos, boardLinks: links, boardProblems: problems, boardPorts: ports,
-        history: history.health)
+        boardDevices: devices, history: history.health)
       for source in sources { report.sources = (report.sources ?? []) + (await source.health()) }
       if let added = await addOns?.sources(), !added.isEmpty { report.sources = (report.sources ?? []) + added }
       return .status(report)

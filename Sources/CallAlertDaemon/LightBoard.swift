@@ -102,7 +102,7 @@ actor LightBoard<C: Clock>: BoardDevice where C.Duration == Duration {
     return .inUse
   }
 
-  var health: BoardHealth { BoardHealth() }
+  var health: BoardHealth { BoardHealth(device: device?.name) }
 
   func close() async {
     timer?.cancel()

@@ -88,6 +88,15 @@ struct PageRenderingTests {
     #expect(!html.contains("<dt>Motor</dt><dd>shaking</dd>") && !html.contains("<dt>Ringtone</dt>"))
   }
 
+  @Test func aLightSaysWhichDeviceItIs() throws {
+    var status = try Self.status(calls: Self.alice)
+    status.boards[0].device = "blink(1) 27b8:01ed at /dev/hidraw3 <serial & co>"
+    let html = LivePage(status: status, csrf: "t", lightBoards: ["desk": "blink1"]).boards
+    #expect(html.contains("<dt>Device</dt><dd>blink(1) 27b8:01ed at /dev/hidraw3 &lt;serial &amp; co&gt;</dd>"))
+    let board = LivePage(status: try Self.status(calls: Self.alice), csrf: "t").boards
+    #expect(!board.contains("<dt>Device</dt>"))
+  }
+
   @Test func everyFormCarriesTheSessionsToken() throws {
     let html = LivePage(status: try Self.status(calls: Self.alice, missed: "[]", mode: "on"), csrf: "t0k").document
     let forms = html.components(separatedBy: "<form ").count - 1

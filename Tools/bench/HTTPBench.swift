@@ -2,6 +2,7 @@ import CallAlertDaemon
 import CallAlertHTTPDaemon
 import Dispatch
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -196,13 +197,14 @@ enum HTTPBench {
   }
 }
 
-/// One keep-alive HTTP/1.1 connection, used from one task at a time; blocking reads and writes run on a
-/// queue of their own, never on the cooperative pool.
-final class KeepAliveClient: @unchecked Sendable {
+/// One keep-alive HTTP/1.1 connection; blocking reads and writes run on a queue of their own, never on the
+/// cooperative pool.
+final class KeepAliveClient: Sendable {
   private let descriptor: Int32
   private let port: Int
   private let queue = DispatchQueue(label: "bench-http")
-  private var pending: [UInt8] = []
+  /// Bytes read and not yet taken by an answer; the lock also keeps one exchange whole against another.
+  private let pending = Mutex<[UInt8]>([])
 
   init(port: Int) throws {
     self.port = port
@@ -236,12 +238,16 @@ final class KeepAliveClient: @unchecked Sendable {
 
   /// Writes the request, reads one answer (headers, then Content-Length bytes); its status, or 0.
   private func exchange(_ request: [UInt8]) -> Int {
+    pending.withLock { exchange(request, pending: &$0) }
+  }
+
+  private func exchange(_ request: [UInt8], pending: inout [UInt8]) -> Int {
     guard request.withUnsafeBytes({ write(descriptor, $0.baseAddress, $0.count) }) == request.count else { return 0 }
     let separator: [UInt8] = Array("\r\n\r\n".utf8)
     var headerEnd: Int?
     while headerEnd == nil {
       headerEnd = pending.indices.dropLast(3).first { pending[$0..<($0 + 4)].elementsEqual(separator) }
-      if headerEnd == nil, !readMore() { return 0 }
+      if headerEnd == nil, !readMore(into: &pending) { return 0 }
     }
     guard let end = headerEnd else { return 0 }
     let head = String(decoding: pending[..<end], as: UTF8.self)
@@ -249,12 +255,12 @@ final class KeepAliveClient: @unchecked Sendable {
     let length =
       head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
       .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
-    while pending.count < end + 4 + length { if !readMore() { return 0 } }
+    while pending.count < end + 4 + length { if !readMore(into: &pending) { return 0 } }
     pending.removeFirst(end + 4 + length)
     return status
   }
 
-  private func readMore() -> Bool {
+  private func readMore(into pending: inout [UInt8]) -> Bool {
     var buffer = [UInt8](repeating: 0, count: 4_096)
     let count = read(descriptor, &buffer, buffer.count)
     guard count > 0 else { return false }

@@ -8,6 +8,7 @@ import CallAlertSimulation
 import CallAlertText
 import CallAlertValues
 import Foundation
+import Synchronization
 
 /// Where the daemon's socket is: --socket, or the config's, or the default.
 struct SocketOption: ParsableArguments {
@@ -303,26 +304,26 @@ extension CallAlertCommand {
 }
 
 /// The demo's terminal: event lines scroll, the board's state stays on the bottom line.
-final class DemoScreen: @unchecked Sendable {
-  private let lock = NSLock()
-  private var current = ""
+final class DemoScreen: Sendable {
+  /// The bottom line, rewritten under each new line; the lock also keeps one write whole against another.
+  private let current = Mutex("")
 
   func line(_ text: String, live: Bool) {
-    lock.lock()
-    defer { lock.unlock() }
-    guard live else {
-      // Each line as it happens: piped (`make demo | tee`), standard output is block-buffered, and the scenario's
-      // lines arrived in bursts of a few kilobytes.
-      FileHandle.standardOutput.write(Data((text + "\n").utf8))
-      return
+    current.withLock { current in
+      guard live else {
+        // Each line as it happens: piped (`make demo | tee`), standard output is block-buffered, and the
+        // scenario's lines arrived in bursts of a few kilobytes.
+        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        return
+      }
+      FileHandle.standardOutput.write(Data(("\r\u{1B}[2K" + text + "\n" + current).utf8))
     }
-    FileHandle.standardOutput.write(Data(("\r\u{1B}[2K" + text + "\n" + current).utf8))
   }
 
   func status(_ text: String) {
-    lock.lock()
-    defer { lock.unlock() }
-    current = text
-    FileHandle.standardOutput.write(Data(("\r\u{1B}[2K" + text).utf8))
+    current.withLock { current in
+      current = text
+      FileHandle.standardOutput.write(Data(("\r\u{1B}[2K" + text).utf8))
+    }
   }
 }

@@ -3,6 +3,7 @@ import CallAlertClient
 import CallAlertPatterns
 import CallAlertProtocol
 import Foundation
+import Synchronization
 
 extension CallAlertCommand {
   /// `callalert patterns …`: check, list, pull and draw ring patterns.
@@ -257,21 +258,20 @@ extension CallAlertCommand {
 }
 
 /// A progress bar on standard error (a terminal only).
-final class ProgressBar: @unchecked Sendable {
+final class ProgressBar: Sendable {
   private let total: Int
-  private let lock = NSLock()
+  /// Keeps one update's write whole against another's.
+  private let writing = Mutex(())
   private let live = isatty(STDERR_FILENO) == 1
 
   init(total: Int) { self.total = max(total, 1) }
 
   func update(_ done: Int) {
     guard live else { return }
-    lock.lock()
-    defer { lock.unlock() }
     let width = 40
     let filled = width * done / total
     let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
-    FileHandle.standardError.write(Data("\r[\(bar)] \(done)/\(total) bytes".utf8))
+    writing.withLock { _ in FileHandle.standardError.write(Data("\r[\(bar)] \(done)/\(total) bytes".utf8)) }
   }
 
   func finish() {

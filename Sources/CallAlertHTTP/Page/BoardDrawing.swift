@@ -45,6 +45,7 @@ struct BoardDrawing {
     if let call { html += "<dt>Plays</dt><dd>\(HTML.escape(LivePage.caller(call)))</dd>" }
     if let serial = board.serial { html += "<dt>Serial</dt><dd>\(HTML.escape(serial))</dd>" }
     if let firmware = board.firmware { html += "<dt>Firmware</dt><dd>\(HTML.escape(firmware))</dd>" }
+    if let device = board.device { html += "<dt>Device</dt><dd>\(HTML.escape(device))</dd>" }
     html += "</dl></li>"
     return html
   }

@@ -1,14 +1,15 @@
 import CallAlertProtocol
 import CallAlertVirtualBoard
 import Foundation
+import Synchronization
 
 /// Shows a board's actuators as one live status line on a terminal (a line per change otherwise) and
 /// appends each change to a JSON-lines timeline file.
-final class StatusDisplay: @unchecked Sendable {
+final class StatusDisplay: Sendable {
   private let timelinePath: String?
-  private var timelineFile: FileHandle?
+  /// The open timeline; changes come from the board's runner while the command closes it.
+  private let timelineFile = Mutex<FileHandle?>(nil)
   private let isTerminal = isatty(STDERR_FILENO) == 1
-  private let lock = NSLock()
 
   init(timelinePath: String?) {
     self.timelinePath = timelinePath
@@ -20,26 +21,27 @@ final class StatusDisplay: @unchecked Sendable {
     guard FileManager.default.createFile(atPath: timelinePath, contents: nil) else {
       throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: timelinePath])
     }
-    timelineFile = FileHandle(forWritingAtPath: timelinePath)
+    let file = FileHandle(forWritingAtPath: timelinePath)
+    timelineFile.withLock { $0 = file }
   }
 
   /// Shows one change.
   func show(_ entry: ActuatorTimeline.Entry) {
-    lock.lock()
-    defer { lock.unlock() }
-    timelineFile?.write(Data((entry.jsonLine + "\n").utf8))
-    let line = StatusDisplay.describe(entry)
-    let text = isTerminal ? "\r\u{1B}[2K" + line : line + "\n"
-    FileHandle.standardError.write(Data(text.utf8))
+    timelineFile.withLock { file in
+      file?.write(Data((entry.jsonLine + "\n").utf8))
+      let line = StatusDisplay.describe(entry)
+      let text = isTerminal ? "\r\u{1B}[2K" + line : line + "\n"
+      FileHandle.standardError.write(Data(text.utf8))
+    }
   }
 
   /// Ends the status line and closes the timeline.
   func close() {
-    lock.lock()
-    defer { lock.unlock() }
-    if isTerminal { FileHandle.standardError.write(Data("\n".utf8)) }
-    try? timelineFile?.close()
-    timelineFile = nil
+    timelineFile.withLock { file in
+      if isTerminal { FileHandle.standardError.write(Data("\n".utf8)) }
+      try? file?.close()
+      file = nil
+    }
   }
 
   /// A readable account of a state, e.g. `  12.345 s  buzzer 2700 Hz vol 200  motor 180  led 1`.
