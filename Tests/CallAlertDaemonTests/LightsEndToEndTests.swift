@@ -86,6 +86,13 @@ struct LightsEndToEndTests {
     let missed = missedCount()
     #expect(missed == count, "every light shows the missed-call indicator")
 
+    // `status` names each light's device: what the light calls itself, not a board's serial and firmware.
+    let status = try await ControlSocketClient.request(#"{"type":"status"}"#, path: socket)
+    for kind in LightKind.allCases {
+      #expect(status.contains(#""device":"virtual \#(kind.displayName) '\#(kind.rawValue)-light'""#), "\(status)")
+    }
+    #expect(!status.contains(#""serial""#))
+
     try await daemon.shutDown()
     for kind in LightKind.allCases {
       let lines = try String(contentsOfFile: timeline(kind), encoding: .utf8).split(separator: "\n")
