@@ -52,6 +52,25 @@ public struct StatusReport: Codable, Equatable, Sendable {
     /// A light's device while it is open (`Kuando Busylight 27bb:3bcd at /dev/hidraw3`); a CallAlert board
     /// says who it is with `serial` and `firmware` instead.
     public var device: String? = nil
+
+    /// Creates a board's entry.
+    public init(
+      name: String, connected: Bool, serial: String? = nil, firmware: String? = nil, tableVersion: UInt32? = nil,
+      playingCall: String? = nil, link: String? = nil, port: String? = nil, problem: String? = nil,
+      device: String? = nil
+    ) {
+      self.name = name
+      self.connected = connected
+      self.serial = serial
+      self.firmware = firmware
+      self.tableVersion = tableVersion
+      self.playingCall = playingCall
+      self.link = link
+      self.port = port
+      self.problem = problem
+      self.device = device
+    }
+
     enum CodingKeys: String, CodingKey {
       case name, connected, serial, firmware, tableVersion = "table_version", playingCall = "playing_call", link
       case port, problem, device

@@ -26,6 +26,19 @@ import Testing
     #expect(lines.contains("  c1 (withheld): 29 s left, waiting for a board"), "\(lines)")
   }
 
+  /// A board says who it is: a CallAlert board its serial number, a light its device.
+  @Test func aBoardSaysItsSerialAndALightItsDevice() throws {
+    var report = try status(calls: "[]")
+    report.boards = [
+      StatusReport.Board(name: "desk", connected: true, serial: "VB-desk", link: "connected"),
+      StatusReport.Board(
+        name: "lamp", connected: true, link: "connected", device: "Kuando Busylight 27bb:3bcd at /dev/hidraw3"),
+    ]
+    let lines = StatusText.lines(of: report)
+    #expect(lines.contains("board desk: connected, serial VB-desk"), "\(lines)")
+    #expect(lines.contains("board lamp: connected, Kuando Busylight 27bb:3bcd at /dev/hidraw3"), "\(lines)")
+  }
+
   /// A switch made for a while says until when, on this machine's clock: the time alone today, with the date
   /// on another day.
   @Test func doNotDisturbForAWhileSaysUntilWhen() throws {

@@ -17,7 +17,7 @@ enum StatusText {
     func shown(_ value: String) -> String { DisplayText.excerpt(value) }
     for board in status.boards {
       let state = board.link ?? (board.connected ? "connected" : "not connected")
-      let serial = board.serial.map { ", serial \(shown($0))" } ?? ""
+      let serial = board.serial.map { ", serial \(shown($0))" } ?? board.device.map { ", \(shown($0))" } ?? ""
       let playing = board.playingCall.map { ", ringing \(shown($0))" } ?? ""
       let port = board.connected ? "" : board.port.map { " (\(shown($0)))" } ?? ""
       lines.append("board \(shown(board.name)): \(state)\(port)\(serial)\(playing)")
