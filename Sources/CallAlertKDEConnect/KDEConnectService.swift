@@ -354,7 +354,7 @@ public actor KDEConnectService {
         let clock = clock
         Task { [self] in
           try? await clock.sleep(for: .seconds(Int(KDEConnectPairing.timeout)))
-          await pairingDeadline(id, requestedAt: since)
+          pairingDeadline(id, requestedAt: since)
         }
       case .failed(let reason):
         changed(id, .warning, "pairing with \(name) failed: \(reason)")
