@@ -130,7 +130,13 @@ actor SerialBoard<C: Clock>: BoardDevice where C.Duration == Duration {
     lastInstall = nil
     guard client != nil else { return .waitsForTheBoard }
     startTableSync(afterConnect: false)
-    await tableSync?.value
+    // A board that stops answering and comes back (or restarts) during the flash starts a new sync with the
+    // same wanted table, cancelling this one: the install's outcome is the new one's.
+    var waited: Task<Void, Never>?
+    while lastInstall == nil, let running = tableSync, running != waited {
+      waited = running
+      await running.value
+    }
     return lastInstall ?? .failed("the link went away during the flash; it is flashed when the board is back")
   }
 

@@ -1,5 +1,6 @@
 import CallAlertBoardCore
 import CallAlertProtocol
+import Synchronization
 
 /// One actuator change as the hardware saw it.
 struct Change: Equatable, CustomStringConvertible {
@@ -129,8 +130,10 @@ struct NORFlash: BoardFlash {
 }
 
 /// The largest read a ``NORFlash`` served: what the core would hold in RAM at once.
-final class ReadLog: @unchecked Sendable {
-  private(set) var largest = 0
-  func record(_ count: Int) { largest = max(largest, count) }
-  func reset() { largest = 0 }
+final class ReadLog: Sendable {
+  private let reads = Mutex(0)
+  /// The largest read so far.
+  var largest: Int { reads.withLock { $0 } }
+  func record(_ count: Int) { reads.withLock { $0 = max($0, count) } }
+  func reset() { reads.withLock { $0 = 0 } }
 }

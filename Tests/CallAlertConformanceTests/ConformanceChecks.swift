@@ -157,7 +157,7 @@ enum ConformanceChecks {
   }
 
   static func indicator(_ kind: BoardKind) async throws {
-    try await withBoard(kind) { (board: BoardUnderTest) async throws in
+    try await withTimedBoard(kind) { (board: BoardUnderTest) async throws -> [String] in
       let client = board.client
       let mark = await board.log.count
       #expect(try await client.send(.setIndicator(IndicatorSetting(led: 0, mode: .on))) == .ok)
@@ -186,17 +186,17 @@ enum ConformanceChecks {
       }
       _ = try await client.send(.setIndicator(IndicatorSetting(led: 0, mode: .off)))
       let timeline = await board.log.timeline(blink..<index)
-      expect(
-        timeline, kind: kind, startMs: timeline.entries.first?.ms ?? 0,
-        matches: [(0, state(leds: 0b01)), (30, off), (80, state(leds: 0b01)), (110, off), (160, state(leds: 0b01))])
       #expect(try await client.status().indicatorMode == 0)
+      return mismatches(
+        timeline, kind: kind, startMs: timeline.entries.first?.ms ?? 0,
+        expected: [(0, state(leds: 0b01)), (30, off), (80, state(leds: 0b01)), (110, off), (160, state(leds: 0b01))])
     }
   }
 
   /// PLAY with cap 300 ms of a pattern that repeats forever: PLAY_ENDED cap after exactly 300 ms of board
   /// time, and every actuator off at that moment.
   static func cap(_ kind: BoardKind) async throws {
-    try await withBoard(kind) { (board: BoardUnderTest) async throws in
+    try await withTimedBoard(kind) { (board: BoardUnderTest) async throws -> [String] in
       let mark = await board.log.count
       #expect(try await board.client.play(PlayRequest(token: 9, capMs: 300, source: .inline(ring))) == 300)
       let ended = await board.log.playEnded(9, from: mark)
@@ -204,18 +204,18 @@ enum ConformanceChecks {
       let timeline = await board.log.timeline(from: mark)
       let on = state(hz: 2_000, volume: 200, leds: 0b01, motor: 180)
       let dark = state(leds: 0b10)
-      expect(
-        timeline, kind: kind, startMs: timeline.entries.first?.ms ?? 0,
-        matches: [(0, on), (40, dark), (100, on), (140, dark), (200, on), (240, dark), (300, off)])
       #expect(try await board.client.status().actuators == off)
+      return mismatches(
+        timeline, kind: kind, startMs: timeline.entries.first?.ms ?? 0,
+        expected: [(0, on), (40, dark), (100, on), (140, dark), (200, on), (240, dark), (300, off)])
     }
   }
 
   /// LEASE 200 ms, then PLAY and silence: PLAY_ENDED lease after 200 ms of board time, outputs off then.
   static func lease(_ kind: BoardKind) async throws {
-    try await withBoard(kind) { (board: BoardUnderTest) async throws in
+    try await withTimedBoard(kind) { (board: BoardUnderTest) async throws -> [String] in
       #expect(try await board.client.send(.lease(ms: 200)) == .ok)  // nothing plays: sets the length only
-      guard case .info(let info) = try await board.client.send(.getInfo) else { return }
+      guard case .info(let info) = try await board.client.send(.getInfo) else { return ["\(kind): no INFO"] }
       #expect(info.capabilities.leaseMs == 200)
       let mark = await board.log.count
       #expect(try await board.client.play(PlayRequest(token: 11, capMs: 0, source: .inline(ring))) == 30_000)
@@ -225,9 +225,9 @@ enum ConformanceChecks {
       let timeline = await board.log.timeline(from: mark)
       let on = state(hz: 2_000, volume: 200, leds: 0b01, motor: 180)
       let dark = state(leds: 0b10)
-      expect(
+      return mismatches(
         timeline, kind: kind, startMs: timeline.entries.first?.ms ?? 0,
-        matches: [(0, on), (40, dark), (100, on), (140, dark), (200, off)])
+        expected: [(0, on), (40, dark), (100, on), (140, dark), (200, off)])
     }
   }
 
@@ -241,7 +241,7 @@ enum ConformanceChecks {
       PatternStep(durationMs: 40, buzzerHz: 1_760, buzzerVolume: 255, motor: 0, leds: 0),
     ]
     let pattern = Pattern(steps: steps, repeatCount: 2, loopStart: 1)
-    try await withBoard(kind) { (board: BoardUnderTest) async throws in
+    try await withTimedBoard(kind) { (board: BoardUnderTest) async throws -> [String] in
       let mark = await board.log.count
       try await board.client.play(PlayRequest(token: 3, capMs: 0, source: .inline(pattern)))
       let ended = await board.log.playEnded(3, from: mark)
@@ -255,7 +255,7 @@ enum ConformanceChecks {
       }
       expected.append((at, off))
       let timeline = await board.log.timeline(from: mark)
-      expect(timeline, kind: kind, startMs: timeline.entries.first?.ms ?? 0, matches: expected)
+      return mismatches(timeline, kind: kind, startMs: timeline.entries.first?.ms ?? 0, expected: expected)
     }
   }
 
@@ -463,24 +463,68 @@ enum ConformanceChecks {
 
   /// Checks that `timeline` has exactly the changes `expected` lists (times relative to `startMs`), each
   /// within ``toleranceMs`` of its place.
+  /// How a traced timeline differs from `expected` (each change's state, and its time from `startMs` within
+  /// ``toleranceMs``), in words; empty when it matches.
+  static func mismatches(
+    _ timeline: ActuatorTimeline, kind: BoardKind, startMs: UInt64, expected: [(UInt64, ActuatorState)]
+  ) -> [String] {
+    let entries = timeline.entries
+    let described = entries.map { "\(Int64($0.ms) - Int64(startMs)) ms: \($0.state)" }.joined(separator: "; ")
+    var found: [String] = []
+    if entries.count != expected.count {
+      found.append("\(kind): \(entries.count) changes, expected \(expected.count): \(described)")
+    }
+    for (entry, (at, state)) in zip(entries, expected) {
+      let offset = Int64(entry.ms) - Int64(startMs)
+      if entry.state != state { found.append("\(kind): at \(offset) ms: \(entry.state), expected \(state)") }
+      if abs(offset - Int64(at)) > Int64(toleranceMs) {
+        found.append("\(kind): change expected at \(at) ms came at \(offset) ms (tolerance \(toleranceMs) ms)")
+      }
+    }
+    return found
+  }
+
+  /// Records how `timeline` differs from `expected` (``mismatches(_:kind:startMs:expected:)``).
   static func expect(
     _ timeline: ActuatorTimeline, kind: BoardKind, startMs: UInt64, matches expected: [(UInt64, ActuatorState)],
     sourceLocation: SourceLocation = #_sourceLocation
   ) {
-    let entries = timeline.entries
-    let described = entries.map { "\(Int64($0.ms) - Int64(startMs)) ms: \($0.state)" }.joined(separator: "; ")
-    #expect(
-      entries.count == expected.count, "\(kind): \(entries.count) changes, expected \(expected.count): \(described)",
-      sourceLocation: sourceLocation)
-    for (entry, (at, state)) in zip(entries, expected) {
-      let offset = Int64(entry.ms) - Int64(startMs)
-      #expect(
-        entry.state == state, "\(kind): at \(offset) ms: \(entry.state), expected \(state)",
-        sourceLocation: sourceLocation)
-      #expect(
-        abs(offset - Int64(at)) <= Int64(toleranceMs),
-        "\(kind): change expected at \(at) ms came at \(offset) ms (tolerance \(toleranceMs) ms)",
-        sourceLocation: sourceLocation)
+    for problem in mismatches(timeline, kind: kind, startMs: startMs, expected: expected) {
+      Issue.record(Comment(rawValue: problem), sourceLocation: sourceLocation)
+    }
+  }
+
+  /// Runs a timing check on a fresh board, once more (3 runs at most) while a run shows nothing about the
+  /// board's timing: a run whose trace does not match and in which the board reported that its tick fell
+  /// behind its clock (FAULT tick_overrun, PROTOCOL.md §13.8: the host held QEMU or the runner up for more
+  /// than 50 ms, and the board skipped what fell due meanwhile, as it must). A mismatch in a run without that
+  /// FAULT fails the check; a board late in all 3 runs gives a warning.
+  static func withTimedBoard(
+    _ kind: BoardKind, sourceLocation: SourceLocation = #_sourceLocation,
+    _ check: (BoardUnderTest) async throws -> [String]
+  ) async throws {
+    for run in 1...3 {
+      var found: [String] = []
+      var fellBehind = false
+      try await withBoard(kind) { (board: BoardUnderTest) async throws in
+        found = try await check(board)
+        guard !found.isEmpty else { return }
+        fellBehind =
+          await board.log.first(
+            from: 0, within: 0.5,
+            where: { if case .event(.fault(let fault)) = $0 { fault.code == .tickOverrun } else { false } }) != nil
+      }
+      if found.isEmpty { return }
+      if !fellBehind {
+        for problem in found { Issue.record(Comment(rawValue: problem), sourceLocation: sourceLocation) }
+        return
+      }
+      if run == 3 {
+        let said =
+          "\(kind): the board fell behind its clock (FAULT tick_overrun) in 3 runs of a timing check: "
+          + found.joined(separator: "; ")
+        Issue.record(Comment(rawValue: said), severity: .warning, sourceLocation: sourceLocation)
+      }
     }
   }
 }

@@ -51,7 +51,7 @@ struct RunningServer {
 
 /// A plain blocking client socket, as `socat` or a script would use, with every wait bounded by a timeout.
 /// Its calls block, so tests make them through ``onThread(_:)``, off the concurrency pool.
-final class RawClient: @unchecked Sendable {
+final class RawClient: Sendable {
   let descriptor: CInt
 
   /// Connects to `path`; waits up to `timeout` for each send and receive.
