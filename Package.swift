@@ -432,6 +432,7 @@ let package = Package(
         .product(name: "NIOHTTP1", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "Clocks", package: "swift-clocks"),
       ],
       exclude: ["Fixtures"],
       swiftSettings: strictSettings

@@ -71,6 +71,9 @@ struct BoardTableSync<C: Clock>: Sendable where C.Duration == Duration {
       return .success(
         Outcome(table: wanted.table, known: true, install: .alreadyInstalled(version: wanted.table.version)))
     }
+    // A sync the board's return (or a newer flash) took over does not flash: the one that took over does, and
+    // two flashes at once would each restart the other's transfer.
+    if Task.isCancelled { return .success(Outcome(table: nil, known: false)) }
     guard await mayFlash() else {
       logger.notice("board \(board): pattern table differs from \(file); flashing it once the board stops ringing")
       var outcome = await read(with: flasher)

@@ -210,13 +210,17 @@ actor SerialBoard<C: Clock>: BoardDevice where C.Duration == Duration {
   /// the old one is forgotten; a flash that waited for the ring to end keeps it until the new one is in.
   private func startTableSync(afterConnect: Bool = true) {
     guard let client else { return }
-    tableSync?.cancel()
+    // One sync at a time: the one taken over is cancelled (it flashes nothing more) and finishes its
+    // exchange before this one talks to the board.
+    let previous = tableSync
+    previous?.cancel()
     tableSyncDeferred = false
     if afterConnect { resolver.forgetTable() }
     var sync = BoardTableSync(board: name, wanted: wantedTable, clock: clock, logger: logger)
     if let installProgress { sync.progress = installProgress }
     let activity = self.activity
     tableSync = Task { [weak self] in
+      await previous?.value
       let outcome = await sync.run(client: client, mayFlash: { activity.isIdle })
       await self?.tableSynced(outcome)
     }

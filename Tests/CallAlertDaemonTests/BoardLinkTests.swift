@@ -1,5 +1,6 @@
 import CallAlertDaemon
 import CallAlertEngine
+import CallAlertPatterns
 import CallAlertProtocol
 import CallAlertSerial
 import CallAlertTestSupport
@@ -143,6 +144,31 @@ struct BoardLinkTests {
     #expect(rang != nil, "the call plays once the board answers again")
     #expect(log.matching("board desk not answering").count == 1)
     #expect(await service.snapshot().activeCalls.first?.playingOn == ["desk"])
+
+    await rig.shutDown()
+  }
+
+  /// *Save and flash* while the board does not answer: the flash's first commands wait for the board, which
+  /// comes back and is read again; the flash is that sync's, and the page hears it was installed. (Before, the
+  /// sync the board's return started cancelled the flash's, which then reported "the link went away".)
+  @Test func aFlashAskedOfAnUnresponsiveBoardIsInstalledWhenItAnswersAgain() async throws {
+    let rig = DeafBoardRig()
+    let (clock, line, service, log) = (rig.clock, rig.line, rig.service, rig.log)
+    #expect(await advance(clock, within: .seconds(2)) { await service.boardLinks()["desk"] == "connected" } != nil)
+    #expect(await advance(clock, within: .seconds(2)) { !log.matching("no pattern table installed").isEmpty } != nil)
+
+    line.silence(true)
+    let noticed = await advance(clock, within: .seconds(10)) { await service.boardLinks()["desk"] == "unresponsive" }
+    #expect(noticed != nil, "\(log.all.joined(separator: " | "))")
+    let build = try RingAndVibrateTests.build()
+    let reported = Mutex<[TableInstallProgress]>([])
+    let flashing = Task { await service.installPatterns(build) { _, step in reported.withLock { $0.append(step) } } }
+    _ = await advance(clock, within: .milliseconds(500)) { false }
+    line.silence(false)
+    let done = try await driving(clock, within: .seconds(30)) { await flashing.value }
+    #expect(done?["desk"] == .installed(version: build.table.version), "\(String(describing: done))")
+    #expect(reported.withLock { $0.last?.ended } == .installed(version: build.table.version))
+    #expect(await service.boardInfos()["desk"]?.table.version == build.table.version)
 
     await rig.shutDown()
   }

@@ -1,6 +1,8 @@
 import AsyncHTTPClient
+import CallAlertDaemon
 import CallAlertHTTPDaemon
 import CallAlertTestSupport
+import Clocks
 import Foundation
 import Logging
 import NIOCore
@@ -11,10 +13,10 @@ import Synchronization
 /// HTTP API on a free loopback port (bound to port 0, read back), and a real HTTP client (AsyncHTTPClient).
 final class HTTPDaemonRig: Sendable {
   let board: PseudoTerminalBoard
-  let daemon: DaemonRig<ContinuousClock>
+  /// The daemon's folder: config, control socket, history.
+  let directory: URL
   let port: Int
-
-  var directory: URL { daemon.directory }
+  private let stopDaemon: @Sendable () async throws -> Void
 
   /// What an answer was.
   struct Reply {
@@ -29,35 +31,51 @@ final class HTTPDaemonRig: Sendable {
   /// A temporary folder with a config (`http:` gets `extraHTTP`'s lines, the top level `extraConfig`'s), the
   /// daemon started in it; with `directory`, in that folder again (its history kept), as after a restart.
   static func start(
-    extraHTTP: String = "", extraConfig: String = "", in directory: URL? = nil,
+    extraHTTP: String = "", extraConfig: String = "", in directory: URL? = nil, linkOnAStillClock: Bool = false,
     prepare: (URL) throws -> Void = { _ in }
   ) async throws -> HTTPDaemonRig {
     let board = try PseudoTerminalBoard()
     let directory = try directory ?? makeDirectory()
     try prepare(directory)
     let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-    let daemon = try await DaemonRig.start(
-      "http", in: directory,
-      config: { directory in
-        config(in: directory, board: board.slavePath, extraHTTP: extraHTTP, extraConfig: extraConfig)
-      }, inProcessBoards: false, addOns: [.http(onListening: { port in continuation.yield(port) })],
-      logger: Logger(label: "http-test"))
+    let config = { (directory: URL) in
+      Self.config(in: directory, board: board.slavePath, extraHTTP: extraHTTP, extraConfig: extraConfig)
+    }
+    let addOns: [DaemonAddOn] = [.http(onListening: { port in continuation.yield(port) })]
+    let stopDaemon: @Sendable () async throws -> Void
+    if linkOnAStillClock {
+      // The daemon's deadlines (the board link's retries and keepalives among them) on a test clock nobody
+      // moves: a pseudo-terminal loses nothing, so the link needs no retry, and a loaded machine that holds
+      // the test process up for longer than every retry's deadline cannot mark the board unresponsive.
+      let daemon = try await DaemonRig.start(
+        "http", in: directory, clock: TestClock<Duration>(), config: config, inProcessBoards: false, addOns: addOns,
+        logger: Logger(label: "http-test"))
+      stopDaemon = { try await daemon.stop(keepingDirectory: true) }
+    } else {
+      let daemon = try await DaemonRig.start(
+        "http", in: directory, config: config, inProcessBoards: false, addOns: addOns,
+        logger: Logger(label: "http-test"))
+      stopDaemon = { try await daemon.stop(keepingDirectory: true) }
+    }
     let port = await finishing(within: 10) {
       var iterator = ports.makeAsyncIterator()
       return await iterator.next()
     }
     guard let port = port ?? nil else {
-      try? await daemon.stop(keepingDirectory: true)
+      try? await stopDaemon()
       await board.stop()
       throw StartFailure(description: "the HTTP API did not listen within 10 s")
     }
-    return HTTPDaemonRig(board: board, daemon: daemon, port: port)
+    return HTTPDaemonRig(board: board, directory: directory, port: port, stopDaemon: stopDaemon)
   }
 
-  private init(board: PseudoTerminalBoard, daemon: DaemonRig<ContinuousClock>, port: Int) {
+  private init(
+    board: PseudoTerminalBoard, directory: URL, port: Int, stopDaemon: @escaping @Sendable () async throws -> Void
+  ) {
     self.board = board
-    self.daemon = daemon
+    self.directory = directory
     self.port = port
+    self.stopDaemon = stopDaemon
   }
 
   static func makeDirectory() throws -> URL {
@@ -129,7 +147,7 @@ final class HTTPDaemonRig: Sendable {
 
   /// Stops the daemon and removes its folder, unless `keepingDirectory` (to start again in it).
   func stop(keepingDirectory: Bool = false) async throws {
-    try await daemon.stop(keepingDirectory: true)
+    try await stopDaemon()
     await board.stop()
     if !keepingDirectory { try? FileManager.default.removeItem(at: directory) }
   }

@@ -13,7 +13,9 @@ import Testing
     + "    cadence: UK\n    volume: 30%\n"
 
   @Test func saveAndFlashPutsTheFileOnTheBoardWithItsProgress() async throws {
-    let rig = try await HTTPDaemonRig.start(extraConfig: "patterns:\n  file: patterns.yaml\n  default: office") {
+    let rig = try await HTTPDaemonRig.start(
+      extraConfig: "patterns:\n  file: patterns.yaml\n  default: office", linkOnAStillClock: true
+    ) {
       try Self.first.write(to: $0.appendingPathComponent("patterns.yaml"), atomically: true, encoding: .utf8)
     }
     let file = rig.directory.appendingPathComponent("patterns.yaml")
@@ -49,7 +51,7 @@ import Testing
 
   /// A board that rings is not flashed until it stops: the page says so, then shows the flash when it ends.
   @Test func aRingingBoardIsFlashedOnceItStops() async throws {
-    let rig = try await HTTPDaemonRig.start(extraConfig: "patterns:\n  file: patterns.yaml") {
+    let rig = try await HTTPDaemonRig.start(extraConfig: "patterns:\n  file: patterns.yaml", linkOnAStillClock: true) {
       try Self.first.write(to: $0.appendingPathComponent("patterns.yaml"), atomically: true, encoding: .utf8)
     }
     let browser = PageBrowser(port: rig.port)
