@@ -1,24 +1,15 @@
 /// Builds JSON text by hand, so that event and response lines keep a fixed, readable key order.
+///
+/// Every event line and answer goes through here, so the common case (text with nothing to escape) is one scan
+/// of the UTF-8 bytes and one append; only text that needs escapes is rebuilt byte by byte.
 package enum JSONText {
-  /// `text` as a JSON string literal: quotes, backslashes and control characters escaped.
+  /// `text` as a JSON string literal: quotes, backslashes and control characters escaped, and U+2028 and
+  /// U+2029 too (JavaScript that embeds the line would otherwise end a string at them).
   package static func quoted(_ text: String) -> String {
-    var result = "\""
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "\"": result += "\\\""
-      case "\\": result += "\\\\"
-      case "\n": result += "\\n"
-      case "\r": result += "\\r"
-      case "\t": result += "\\t"
-      case "\u{08}": result += "\\b"
-      case "\u{0C}": result += "\\f"
-      case "\u{00}"..."\u{1F}", "\u{2028}", "\u{2029}":
-        let hex = String(scalar.value, radix: 16, uppercase: true)
-        result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-      default: result.unicodeScalars.append(scalar)
-      }
-    }
-    return result + "\""
+    var result = ""
+    result.reserveCapacity(text.utf8.count + 2)
+    appendQuoted(text, to: &result)
+    return result
   }
 
   /// A string literal, or `null`.
@@ -26,13 +17,86 @@ package enum JSONText {
     text.map { quoted($0) } ?? "null"
   }
 
+  /// Appends `text` as a JSON string literal to `result`.
+  package static func appendQuoted(_ text: String, to result: inout String) {
+    result.append("\"")
+    if let escaped = escapedIfNeeded(text) {
+      result.append(escaped)
+    } else {
+      result.append(text)
+    }
+    result.append("\"")
+  }
+
   /// An object from members whose values are already JSON text, in the order given.
   package static func object(_ members: [(String, String)]) -> String {
-    "{" + members.map { quoted($0.0) + ":" + $0.1 }.joined(separator: ",") + "}"
+    var length = 2
+    for (key, value) in members { length += key.utf8.count + value.utf8.count + 4 }
+    var result = "{"
+    result.reserveCapacity(length)
+    for (index, (key, value)) in members.enumerated() {
+      if index > 0 { result.append(",") }
+      appendQuoted(key, to: &result)
+      result.append(":")
+      result.append(value)
+    }
+    result.append("}")
+    return result
   }
 
   /// An array of strings.
   package static func array(_ strings: [String]) -> String {
-    "[" + strings.map { quoted($0) }.joined(separator: ",") + "]"
+    var result = "["
+    for (index, string) in strings.enumerated() {
+      if index > 0 { result.append(",") }
+      appendQuoted(string, to: &result)
+    }
+    result.append("]")
+    return result
+  }
+
+  /// The inside of the literal when `text` has something to escape; nil when it can be copied as it is.
+  private static func escapedIfNeeded(_ text: String) -> String? {
+    var needsEscape = false
+    for byte in text.utf8 where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0xE2
+    {
+      // 0xE2 leads U+2028 and U+2029 (E2 80 A8, E2 80 A9) and many other characters: look closer below.
+      needsEscape = true
+      break
+    }
+    guard needsEscape else { return nil }
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(text.utf8.count + 8)
+    let utf8 = Array(text.utf8)
+    var index = 0
+    while index < utf8.count {
+      let byte = utf8[index]
+      switch byte {
+      case UInt8(ascii: "\""): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
+      case UInt8(ascii: "\\"): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
+      case UInt8(ascii: "\n"): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
+      case UInt8(ascii: "\r"): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
+      case UInt8(ascii: "\t"): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
+      case 0x08: bytes += [UInt8(ascii: "\\"), UInt8(ascii: "b")]
+      case 0x0C: bytes += [UInt8(ascii: "\\"), UInt8(ascii: "f")]
+      case 0x00..<0x20: appendUnicodeEscape(UInt32(byte), to: &bytes)
+      case 0xE2
+      where index + 2 < utf8.count && utf8[index + 1] == 0x80 && (utf8[index + 2] == 0xA8 || utf8[index + 2] == 0xA9):
+        appendUnicodeEscape(utf8[index + 2] == 0xA8 ? 0x2028 : 0x2029, to: &bytes)
+        index += 2
+      default: bytes.append(byte)
+      }
+      index += 1
+    }
+    return String(decoding: bytes, as: UTF8.self)
+  }
+
+  /// `\uXXXX`, upper-case hex.
+  private static func appendUnicodeEscape(_ value: UInt32, to bytes: inout [UInt8]) {
+    let digits: [UInt8] = Array("0123456789ABCDEF".utf8)
+    bytes += [UInt8(ascii: "\\"), UInt8(ascii: "u")]
+    for shift in stride(from: 12, through: 0, by: -4) {
+      bytes.append(digits[Int((value >> UInt32(shift)) & 0xF)])
+    }
   }
 }

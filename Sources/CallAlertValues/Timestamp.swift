@@ -94,7 +94,23 @@ package enum Timestamp {
 
   /// `2026-11-21T22:00:01.250Z`: UTC, always with milliseconds, so lines sort as text.
   package static func iso8601(_ date: Date) -> String {
-    let totalMs = Int64((date.timeIntervalSince1970 * 1_000).rounded(.down))
+    text(
+      milliseconds: Int64((date.timeIntervalSince1970 * 1_000).rounded(.down)), dateTimeSeparator: UInt8(ascii: "T"),
+      zone: UInt8(ascii: "Z"))
+  }
+
+  /// `2026-11-21 22:00:01.250`: UTC with milliseconds, as SQLite's date functions read it and as the history
+  /// has always stored its times: to the nearest millisecond (half up), as GRDB's `DateFormatter` wrote them.
+  package static func sqlite(_ date: Date) -> String {
+    text(
+      milliseconds: Int64((date.timeIntervalSince1970 * 1_000 + 0.5).rounded(.down)),
+      dateTimeSeparator: UInt8(ascii: " "),
+      zone: nil)
+  }
+
+  /// The date, time and milliseconds written digit by digit into one buffer: event lines and history rows
+  /// take one or more of these per call, and interpolating padded numbers cost several allocations each.
+  private static func text(milliseconds totalMs: Int64, dateTimeSeparator: UInt8, zone: UInt8?) -> String {
     let ms = Int((totalMs % 1_000 + 1_000) % 1_000)
     let totalSeconds = (totalMs - Int64(ms)) / 1_000
     var days = Int(totalSeconds / 86_400)
@@ -104,12 +120,38 @@ package enum Timestamp {
       days -= 1
     }
     let (year, month, day) = civilFromDays(days)
-    func pad(_ value: Int, _ width: Int) -> String {
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(26)
+    func digits(_ value: Int, _ width: Int) {
       let text = String(value)
-      return String(repeating: "0", count: max(0, width - text.count)) + text
+      for _ in 0..<max(0, width - text.utf8.count) { bytes.append(UInt8(ascii: "0")) }
+      bytes += text.utf8
     }
-    return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondOfDay / 3_600, 2)):"
-      + "\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2)).\(pad(ms, 3))Z"
+    func twoDigits(_ value: Int) {
+      bytes.append(UInt8(ascii: "0") + UInt8(value / 10))
+      bytes.append(UInt8(ascii: "0") + UInt8(value % 10))
+    }
+    if (0...9_999).contains(year) {
+      twoDigits(year / 100)
+      twoDigits(year % 100)
+    } else {
+      digits(year, 4)
+    }
+    bytes.append(UInt8(ascii: "-"))
+    twoDigits(month)
+    bytes.append(UInt8(ascii: "-"))
+    twoDigits(day)
+    bytes.append(dateTimeSeparator)
+    twoDigits(secondOfDay / 3_600)
+    bytes.append(UInt8(ascii: ":"))
+    twoDigits(secondOfDay / 60 % 60)
+    bytes.append(UInt8(ascii: ":"))
+    twoDigits(secondOfDay % 60)
+    bytes.append(UInt8(ascii: "."))
+    bytes.append(UInt8(ascii: "0") + UInt8(ms / 100))
+    twoDigits(ms % 100)
+    if let zone { bytes.append(zone) }
+    return String(decoding: bytes, as: UTF8.self)
   }
 
   private static func isLeap(_ year: Int) -> Bool { year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) }
