@@ -403,7 +403,9 @@ let package = Package(
     ),
     .testTarget(
       name: "CallAlertHistoryTests",
-      dependencies: ["CallAlertHistory", "CallAlertEngine", "CallAlertValues"],
+      dependencies: [
+        "CallAlertHistory", "CallAlertEngine", "CallAlertValues", .product(name: "GRDB", package: "GRDB.swift"),
+      ],
       swiftSettings: strictSettings
     ),
     .testTarget(

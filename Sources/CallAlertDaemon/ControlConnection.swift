@@ -54,7 +54,6 @@ final class ControlConnection<C: Clock<Duration>> {
   private var drainWaiters: [CheckedContinuation<Void, Never>] = []
   private var output: [UInt8] = []
   private var outputOffset = 0  // bytes of `output` already sent
-  private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
   private var lastActivity: C.Instant
   private var busy = false
 
@@ -112,10 +111,10 @@ final class ControlConnection<C: Clock<Duration>> {
   /// One read(2): bytes, the end, or nil when nothing is there yet.
   private func readOnce() -> Received? {
     while true {
-      let count = readBuffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+      let count = ControlReadScratch.buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
       if count > 0 {
         lastActivity = clock.now
-        return .bytes(Array(readBuffer[..<count]))
+        return .bytes(Array(ControlReadScratch.buffer[..<count]))
       }
       if count == 0 { return .end }
       switch errno {
@@ -251,4 +250,12 @@ func systemClose(_ descriptor: CInt) -> CInt {
   #else
     Darwin.close(descriptor)
   #endif
+}
+
+/// The one buffer every connection reads into before copying out what arrived: connections are isolated to the
+/// event loop, so one read happens at a time, and a connection that asks one question does not allocate and
+/// zero a buffer of its own.
+@EventLoopActor
+enum ControlReadScratch {
+  static var buffer = [UInt8](repeating: 0, count: 64 * 1024)
 }

@@ -52,7 +52,7 @@ extension CallHistory {
             db,
             sql:
               "UPDATE calls SET boards = ?, pattern = ?, reason = NULL, rang_at = COALESCE(rang_at, ?) WHERE rowid = ?",
-            arguments: [boardsText, CallHistory.describe(pattern), date, rowID])
+            arguments: [boardsText, CallHistory.describe(pattern), CallHistory.text(date), rowID])
         } else {
           add(
             NewRow(
@@ -83,7 +83,7 @@ extension CallHistory {
                 outcome = CASE WHEN outcome = 'ringing' THEN 'missed' ELSE outcome END
               WHERE rowid = ?
               """,
-            arguments: [date, reason.rawValue, rowID])
+            arguments: [CallHistory.text(date), reason.rawValue, rowID])
         } else {
           let outcome: CallOutcome = [.cap, .unanswered, .displaced].contains(reason) ? .missed : .suppressed
           add(
@@ -97,14 +97,14 @@ extension CallHistory {
         try CallHistory.execute(
           db,
           sql: "UPDATE calls SET acknowledged = 1, acknowledged_at = ? WHERE missed = 1 AND acknowledged = 0",
-          arguments: [date])
+          arguments: [CallHistory.text(date)])
       case .missedCallAcknowledged(let id):
         try finish(db)
         try CallHistory.execute(
           db,
           sql:
             "UPDATE calls SET acknowledged = 1, acknowledged_at = ? WHERE id = ? AND missed = 1 AND acknowledged = 0",
-          arguments: [date, id])
+          arguments: [CallHistory.text(date), id])
       case .ignored, .doNotDisturbEnded:
         break
       case .callsRefused(let source, let count, let first, let since):
@@ -167,7 +167,7 @@ extension CallHistory {
       try CallHistory.execute(
         db,
         sql: "UPDATE calls SET outcome = ?, reason = ?, ended_at = ?, missed = missed OR ? WHERE rowid = ?",
-        arguments: [outcome.rawValue, reason.rawValue, date, outcome == .missed, rowID])
+        arguments: [outcome.rawValue, reason.rawValue, CallHistory.text(date), outcome == .missed, rowID])
     }
 
     /// Writes the rows this batch made, in the order their calls were first heard of.
@@ -184,8 +184,9 @@ extension CallHistory {
               pattern = excluded.pattern, missed = excluded.missed
             """,
           arguments: [
-            row.call.id, row.receivedAt, row.call.callerNumber, row.call.callerName, row.call.level.rawValue,
-            row.call.patternHint, row.call.sentAt, row.rangAt, row.endedAt, row.outcome.rawValue, row.reason,
+            row.call.id, CallHistory.text(row.receivedAt), row.call.callerNumber, row.call.callerName,
+            row.call.level.rawValue, row.call.patternHint, CallHistory.text(row.call.sentAt),
+            CallHistory.text(row.rangAt), CallHistory.text(row.endedAt), row.outcome.rawValue, row.reason,
             row.boards, row.pattern, row.missed,
           ])
       }

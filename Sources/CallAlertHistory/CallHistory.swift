@@ -176,7 +176,7 @@ public final class CallHistory: Sendable {
   @discardableResult
   public func closeInterrupted(at date: Date) throws(CallHistoryError) -> Int {
     try write { db in
-      try db.execute(sql: Self.closingInterrupted, arguments: [date])
+      try db.execute(sql: Self.closingInterrupted, arguments: [Self.text(date)])
       return db.changesCount
     }
   }
@@ -196,7 +196,7 @@ public final class CallHistory: Sendable {
         sql: """
           DELETE FROM calls WHERE received_at < ? AND outcome != 'ringing' AND NOT (missed = 1 AND acknowledged = 0)
           """,
-        arguments: [date])
+        arguments: [Self.text(date)])
       return db.changesCount
     }
   }
@@ -241,6 +241,13 @@ public final class CallHistory: Sendable {
 
   /// Runs one of the history's own statements, prepared once per connection and kept (GRDB's statement cache):
   /// a record's write no longer parses and authorizes its SQL each time, which was half its cost.
+  /// A time as the history stores it (`2026-11-21 22:00:01.250`, UTC), written by ``Timestamp/sqlite(_:)``
+  /// rather than by GRDB's `Date` conversion, which formats with a `DateFormatter` on every row.
+  static func text(_ date: Date) -> String { Timestamp.sqlite(date) }
+
+  /// ``text(_:)``, or NULL.
+  static func text(_ date: Date?) -> String? { date.map(Timestamp.sqlite) }
+
   static func execute(_ db: Database, sql: String, arguments: StatementArguments) throws {
     try db.cachedStatement(sql: sql).execute(arguments: arguments)
   }
