@@ -6,10 +6,10 @@ package enum JSONText {
   /// `text` as a JSON string literal: quotes, backslashes and control characters escaped, and U+2028 and
   /// U+2029 too (JavaScript that embeds the line would otherwise end a string at them).
   package static func quoted(_ text: String) -> String {
-    var result = ""
-    result.reserveCapacity(text.utf8.count + 2)
-    appendQuoted(text, to: &result)
-    return result
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(text.utf8.count + 2)
+    appendQuoted(text, to: &bytes)
+    return String(decoding: bytes, as: UTF8.self)
   }
 
   /// A string literal, or `null`.
@@ -17,56 +17,52 @@ package enum JSONText {
     text.map { quoted($0) } ?? "null"
   }
 
-  /// Appends `text` as a JSON string literal to `result`.
-  package static func appendQuoted(_ text: String, to result: inout String) {
-    result.append("\"")
-    if let escaped = escapedIfNeeded(text) {
-      result.append(escaped)
-    } else {
-      result.append(text)
-    }
-    result.append("\"")
-  }
-
   /// An object from members whose values are already JSON text, in the order given.
   package static func object(_ members: [(String, String)]) -> String {
     var length = 2
     for (key, value) in members { length += key.utf8.count + value.utf8.count + 4 }
-    var result = "{"
-    result.reserveCapacity(length)
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(length)
+    bytes.append(UInt8(ascii: "{"))
     for (index, (key, value)) in members.enumerated() {
-      if index > 0 { result.append(",") }
-      appendQuoted(key, to: &result)
-      result.append(":")
-      result.append(value)
+      if index > 0 { bytes.append(UInt8(ascii: ",")) }
+      appendQuoted(key, to: &bytes)
+      bytes.append(UInt8(ascii: ":"))
+      bytes += value.utf8
     }
-    result.append("}")
-    return result
+    bytes.append(UInt8(ascii: "}"))
+    return String(decoding: bytes, as: UTF8.self)
   }
 
   /// An array of strings.
   package static func array(_ strings: [String]) -> String {
-    var result = "["
+    var bytes: [UInt8] = [UInt8(ascii: "[")]
     for (index, string) in strings.enumerated() {
-      if index > 0 { result.append(",") }
-      appendQuoted(string, to: &result)
+      if index > 0 { bytes.append(UInt8(ascii: ",")) }
+      appendQuoted(string, to: &bytes)
     }
-    result.append("]")
-    return result
+    bytes.append(UInt8(ascii: "]"))
+    return String(decoding: bytes, as: UTF8.self)
   }
 
-  /// The inside of the literal when `text` has something to escape; nil when it can be copied as it is.
-  private static func escapedIfNeeded(_ text: String) -> String? {
-    var needsEscape = false
-    for byte in text.utf8 where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0xE2
-    {
-      // 0xE2 leads U+2028 and U+2029 (E2 80 A8, E2 80 A9) and many other characters: look closer below.
-      needsEscape = true
-      break
+  /// Appends `text` as a JSON string literal to UTF-8 `bytes`: built as bytes, not by appending to a `String`,
+  /// which checks every join for a grapheme that spans it.
+  package static func appendQuoted(_ text: String, to bytes: inout [UInt8]) {
+    bytes.append(UInt8(ascii: "\""))
+    let start = bytes.count
+    bytes += text.utf8
+    if bytes[start...].contains(where: {
+      $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 == 0xE2
+    }) {
+      // 0xE2 leads U+2028 and U+2029 (E2 80 A8, E2 80 A9), and other characters: escaped looks closer.
+      bytes.removeSubrange(start...)
+      appendEscaped(text, to: &bytes)
     }
-    guard needsEscape else { return nil }
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity(text.utf8.count + 8)
+    bytes.append(UInt8(ascii: "\""))
+  }
+
+  /// The inside of the literal, byte by byte, for text that has something to escape.
+  private static func appendEscaped(_ text: String, to bytes: inout [UInt8]) {
     let utf8 = Array(text.utf8)
     var index = 0
     while index < utf8.count {
@@ -88,7 +84,6 @@ package enum JSONText {
       }
       index += 1
     }
-    return String(decoding: bytes, as: UTF8.self)
   }
 
   /// `\uXXXX`, upper-case hex.
