@@ -47,13 +47,11 @@ extension CallHistory {
           rows[index].pattern = CallHistory.describe(pattern)
           rows[index].reason = nil
           rows[index].rangAt = rows[index].rangAt ?? date
-        } else if let rowID = try CallHistory.latestRow(db, id: call.id, outcomes: [.ringing]) {
-          try CallHistory.execute(
-            db,
-            sql:
-              "UPDATE calls SET boards = ?, pattern = ?, reason = NULL, rang_at = COALESCE(rang_at, ?) WHERE rowid = ?",
-            arguments: [boardsText, CallHistory.describe(pattern), CallHistory.text(date), rowID])
-        } else {
+        } else if try !CallHistory.updateLatestRow(  // rings again after its boards came back: the row it had
+          db, id: call.id, outcomes: [.ringing],
+          set: "boards = ?, pattern = ?, reason = NULL, rang_at = COALESCE(rang_at, ?)",
+          arguments: [boardsText, CallHistory.describe(pattern), CallHistory.text(date)])
+        {
           add(
             NewRow(
               call: call, receivedAt: date, rangAt: date, outcome: .ringing, boards: boardsText,
@@ -74,17 +72,15 @@ extension CallHistory {
             rows[index].reason = reason.rawValue
             rows[index].outcome = .missed
           }
-        } else if let rowID = try CallHistory.latestRow(db, id: call.id, outcomes: [.ringing, .missed, .suppressed]) {
-          try CallHistory.execute(
-            db,
-            sql: """
-              UPDATE calls SET missed = 1, ended_at = COALESCE(ended_at, ?),
-                reason = CASE WHEN outcome = 'ringing' THEN ? ELSE reason END,
-                outcome = CASE WHEN outcome = 'ringing' THEN 'missed' ELSE outcome END
-              WHERE rowid = ?
-              """,
-            arguments: [CallHistory.text(date), reason.rawValue, rowID])
-        } else {
+        } else if try !CallHistory.updateLatestRow(  // marked on the row it had
+          db, id: call.id, outcomes: [.ringing, .missed, .suppressed],
+          set: """
+            missed = 1, ended_at = COALESCE(ended_at, ?),
+              reason = CASE WHEN outcome = 'ringing' THEN ? ELSE reason END,
+              outcome = CASE WHEN outcome = 'ringing' THEN 'missed' ELSE outcome END
+            """,
+          arguments: [CallHistory.text(date), reason.rawValue])
+        {
           let outcome: CallOutcome = [.cap, .unanswered, .displaced].contains(reason) ? .missed : .suppressed
           add(
             NewRow(
@@ -129,14 +125,11 @@ extension CallHistory {
           } else {
             rows[index].pattern = note
           }
-        } else if let rowID = try CallHistory.latestRow(db, id: callID, outcomes: [.ringing]) {
-          try CallHistory.execute(
-            db,
-            sql: """
-              UPDATE calls SET pattern = CASE WHEN pattern LIKE '% (fallback for %' THEN pattern || '; ' || ? ELSE ? END
-              WHERE rowid = ?
-              """,
-            arguments: [note, note, rowID])
+        } else {
+          _ = try CallHistory.updateLatestRow(
+            db, id: callID, outcomes: [.ringing],
+            set: "pattern = CASE WHEN pattern LIKE '% (fallback for %' THEN pattern || '; ' || ? ELSE ? END",
+            arguments: [note, note])
         }
       }
     }
@@ -158,16 +151,14 @@ extension CallHistory {
         rows[index].missed = rows[index].missed || outcome == .missed
         return
       }
-      guard let rowID = try CallHistory.latestRow(db, id: callID, outcomes: [.ringing]) else { return }
       guard let outcome else {
-        try CallHistory.execute(
-          db, sql: "UPDATE calls SET reason = ? WHERE rowid = ?", arguments: [reason.rawValue, rowID])
+        _ = try CallHistory.updateLatestRow(
+          db, id: callID, outcomes: [.ringing], set: "reason = ?", arguments: [reason.rawValue])
         return
       }
-      try CallHistory.execute(
-        db,
-        sql: "UPDATE calls SET outcome = ?, reason = ?, ended_at = ?, missed = missed OR ? WHERE rowid = ?",
-        arguments: [outcome.rawValue, reason.rawValue, CallHistory.text(date), outcome == .missed, rowID])
+      _ = try CallHistory.updateLatestRow(
+        db, id: callID, outcomes: [.ringing], set: "outcome = ?, reason = ?, ended_at = ?, missed = missed OR ?",
+        arguments: [outcome.rawValue, reason.rawValue, CallHistory.text(date), outcome == .missed])
     }
 
     /// Writes the rows this batch made, in the order their calls were first heard of.

@@ -22,6 +22,13 @@ import Testing
     #expect(plan == ["SEARCH calls USING INDEX calls_ringing (outcome=?)"])
   }
 
+  @Test func endingACallFindsItsRowByItsID() throws {
+    let sql = CallHistory.updatingLatestRow(set: "reason = ?", outcomes: 2)
+    let plan = try CallHistory.inMemory().queryPlan(sql)
+    #expect(plan.contains { $0.hasPrefix("SEARCH calls USING INDEX") && $0.contains("(id=?)") }, "\(plan)")
+    #expect(!plan.contains { $0.hasPrefix("SCAN") }, "\(plan)")
+  }
+
   @Test func aHistoryFileReadByTheCommandHasTheIndexes() throws {
     let (path, cleanup) = temporaryDatabasePath()
     defer { cleanup() }
