@@ -46,7 +46,7 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
   private let lights: [String: LightConnection]
   private let linkTiming: LinkTiming
   private var patternTable: PatternBuild?
-  private var subscribers: [UUID: AsyncStream<Published>.Continuation] = [:]
+  private var subscribers: [UUID: EventSubscriber<Published>] = [:]
   private var anonymousCalls = AnonymousCallTracker()
   /// Told every input as it is handled (MQTT: a button press for Home Assistant, a switch to share at once).
   private var inputListeners: [@Sendable (EngineInput) -> Void] = []
@@ -94,9 +94,17 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
 
   /// A stream of every event from now on.
   public func subscribe() -> AsyncStream<Published> {
-    let (stream, continuation) = AsyncStream.makeStream(of: Published.self, bufferingPolicy: .bufferingNewest(1_024))
+    subscribe { $0 }
+  }
+
+  /// A stream of every event from now on, each as `transform` makes it: a subscriber that wants another shape
+  /// gets it without a task of its own to convert each event, and the hop to that task.
+  public func subscribe<Element: Sendable>(
+    _ transform: @escaping @Sendable (Published) -> Element
+  ) -> AsyncStream<Element> {
+    let (stream, continuation) = AsyncStream.makeStream(of: Element.self, bufferingPolicy: .bufferingNewest(1_024))
     let id = UUID()
-    subscribers[id] = continuation
+    subscribers[id] = EventSubscriber(continuation, transform)
     continuation.onTermination = { [weak self] _ in Task { await self?.unsubscribe(id) } }
     return stream
   }
@@ -258,7 +266,7 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
       }
       await group.waitForAll()
     }
-    for continuation in subscribers.values { continuation.finish() }
+    for subscriber in subscribers.values { subscriber.finish() }
     subscribers.removeAll()
   }
 
@@ -279,7 +287,7 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
       let at = wallClock()
       if case .callsRefused(let source, let count, let first, _) = event { logRefusals(source, count, first) }
       recorder?(event, at)
-      for continuation in subscribers.values { continuation.yield(Published(event: event, at: at)) }
+      for subscriber in subscribers.values { subscriber.yield(Published(event: event, at: at)) }
     }
     reschedule()
   }

@@ -84,16 +84,8 @@ extension Daemon {
       configuration: configuration, currentConfiguration: { [reloader = handler.reloader] in reloader.current },
       configPath: options.configPath,
       handle: { request, source in await handler.handle(request, source: source, lineNumber: 1) },
-      subscribe: {
-        let published = await service.subscribe()
-        return AsyncStream(bufferingPolicy: .bufferingNewest(1_024)) { continuation in
-          let pump = Task {
-            for await event in published { continuation.yield((event.event, event.at)) }
-            continuation.finish()
-          }
-          continuation.onTermination = { _ in pump.cancel() }
-        }
-      }, linkStatistics: { await service.boardLinkStatistics() },
+      subscribe: { await service.subscribe { (event: $0.event, at: $0.at) } },
+      linkStatistics: { await service.boardLinkStatistics() },
       onCallToPlay: { listener in service.onCallToPlay(listener) },
       callIsRecorded: { [history = handler.history] id in await history.containsCall(id: id) },
       connections: connections, logger: logger, clock: clock, hooks: hooks, announce: announce,

@@ -82,7 +82,7 @@ public struct HTTPBackend: Sendable {
   /// id-less pushes.
   public var handle: @Sendable (ControlRequest, String) async -> ControlResponse
   /// The engine's events as they happen, for `GET /v1/events` and the call counters of `/metrics`.
-  public var events: AsyncStream<HTTPEvent>
+  public var events: AsyncStream<(event: EngineEvent, at: Date)>
   /// Each connected board's link counters, read at each `/metrics` scrape.
   public var linkCounters: @Sendable () async -> [HTTPLinkCounters]
   /// Whether the call history holds a call with this id: a Twilio `ringing` for such a call is a replay, and
@@ -112,7 +112,8 @@ public struct HTTPBackend: Sendable {
 
   /// Creates a backend.
   public init(
-    handle: @escaping @Sendable (ControlRequest, String) async -> ControlResponse, events: AsyncStream<HTTPEvent>,
+    handle: @escaping @Sendable (ControlRequest, String) async -> ControlResponse,
+    events: AsyncStream<(event: EngineEvent, at: Date)>,
     linkCounters: @escaping @Sendable () async -> [HTTPLinkCounters] = { [] },
     callIsRecorded: @escaping @Sendable (String) async -> Bool = { _ in false },
     quietHours: DoNotDisturbConfiguration? = nil
@@ -142,19 +143,5 @@ public struct HTTPLinkCounters: Equatable, Sendable {
     self.retransmissions = retransmissions
     self.resyncs = resyncs
     self.decodeErrors = decodeErrors
-  }
-}
-
-/// One engine event with when it happened.
-public struct HTTPEvent: Sendable {
-  /// The event.
-  public var event: EngineEvent
-  /// When it happened.
-  public var at: Date
-
-  /// Creates an event.
-  public init(_ event: EngineEvent, at: Date) {
-    self.event = event
-    self.at = at
   }
 }

@@ -55,14 +55,7 @@ extension DaemonAddOn {
         }
         return response
       }
-      let published = await context.subscribe()
-      let events = AsyncStream<HTTPEvent>(bufferingPolicy: .bufferingNewest(1_024)) { continuation in
-        let pump = Task {
-          for await (event, at) in published { continuation.yield(HTTPEvent(event, at: at)) }
-          continuation.finish()
-        }
-        continuation.onTermination = { _ in pump.cancel() }
-      }
+      let events = await context.subscribe()
       var backend = HTTPBackend(
         handle: handle, events: events,
         linkCounters: {
