@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Where the daemon's instructions go: builds the bench (release, .build-bench), runs its perrequest section with
+# the callgrind dumps kept in DIR, and writes callgrind_annotate's view of the first series' dump (one dump for
+# PAIRS call/hangup pairs, each on a fresh connection to `callalert run` with one board) beside them:
+# DIR/inclusive.txt (cost including callees) and DIR/self.txt (each function's own cost).
+#
+#   Tools/scripts/callgrind-daemon.sh [DIR] [PAIRS]      default .build-bench/callgrind, 200
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+dir=${1:-.build-bench/callgrind}
+pairs=${2:-200}
+command -v valgrind >/dev/null && command -v callgrind_annotate >/dev/null || {
+  echo "callgrind-daemon: valgrind is not installed (apt-get install valgrind)" >&2
+  exit 1
+}
+for product in callalert-bench callalert-bench-floor callalert; do
+  swift build -c release --scratch-path .build-bench --product "$product"
+done
+rm -rf "$dir"
+mkdir -p "$dir"
+.build-bench/release/callalert-bench --only perrequest --per-request-pairs "$pairs" --keep-callgrind "$dir" \
+  --json "$dir/perrequest.json"
+dump=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["perrequest"]["callgrind"]["series_1_dump"])' \
+  "$dir/perrequest.json")
+callgrind_annotate --inclusive=yes "$dump" >"$dir/inclusive.txt"
+callgrind_annotate "$dump" >"$dir/self.txt"
+echo "series dump: $dump ($((2 * pairs)) requests)"
+echo "callgrind_annotate --inclusive=yes $dump | less    # written to $dir/inclusive.txt"
+echo "callgrind_annotate $dump | less                    # written to $dir/self.txt"
+head -40 "$dir/self.txt"
