@@ -601,11 +601,16 @@ struct BenchCommand: AsyncParsableCommand {
             counted.seriesTwoPerRequest, counted.repeatDifference * 100),
         target: "≤ 150 k")
       table.add(
-        "  call (\(counted.call.count))",
+        "  call, a dump after each (\(counted.call.count))",
         String(format: "p50 %.0f, min %.0f, max %.0f", counted.call.p50, counted.call.min, counted.call.max))
       table.add(
-        "  hangup (\(counted.hangup.count))",
+        "  hangup, a dump after each (\(counted.hangup.count))",
         String(format: "p50 %.0f, min %.0f, max %.0f", counted.hangup.p50, counted.hangup.min, counted.hangup.max))
+      if let idle = counted.idlePerSecond, let ringing = counted.ringingPerSecond {
+        table.add(
+          "  the daemon on its own under callgrind, per second",
+          String(format: "idle %.0f, while a call rings %.0f", idle, ringing))
+      }
       if let server = counted.floorServerPerCall, let process = counted.floorProcessPerCall {
         table.add(
           "  floor (C) server thread per call / whole floor",

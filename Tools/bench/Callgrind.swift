@@ -103,9 +103,11 @@ enum Callgrind {
   /// Whether a dump counted a function named `name` (its `fn=` lines), to find one thread's file.
   static func dump(at path: String, names function: String) -> Bool {
     guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return false }
-    // "fn=name", or "fn=(id) name" where names are compressed.
-    return text.split(separator: "\n").contains {
-      $0 == "fn=\(function)" || ($0.hasPrefix("fn=(") && $0.hasSuffix(") " + function))
+    // "fn=name", or "fn=(id) name" where names are compressed; a name is spelled out once, where it first
+    // appears, which may be as a callee ("cfn=").
+    return text.split(separator: "\n").contains { line in
+      (line.hasPrefix("fn=") || line.hasPrefix("cfn="))
+        && (line.hasSuffix("=\(function)") || line.hasSuffix(") \(function)"))
     }
   }
 

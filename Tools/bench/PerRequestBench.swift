@@ -1,3 +1,4 @@
+import CallAlertDaemon
 import Foundation
 
 #if canImport(Glibc)
@@ -43,12 +44,15 @@ enum PerRequestBench {
     let valgrind: String
     /// Instructions per request over the first series (one dump for the whole series).
     let seriesOnePerRequest: Double
-    /// Instructions per request over the second series (the sum of its per-request dumps).
+    /// Instructions per request over the second series, the same as the first (one dump for the whole series).
     let seriesTwoPerRequest: Double
-    /// Instructions of each call of the second series.
+    /// Instructions of each call of the third series (up to 50 pairs, a dump after each request).
     let call: Summary
-    /// Instructions of each hangup of the second series.
+    /// Instructions of each hangup of the third series.
     let hangup: Summary
+    /// The daemon's own instructions per second, idle and while a call rings (its timers), under callgrind.
+    let idlePerSecond: Double?
+    let ringingPerSecond: Double?
     /// The C floor's server thread (accept, read, write into the pty, close) per call; nil when it did not run.
     let floorServerPerCall: Double?
     /// The whole C floor process (client, board and server threads) per call.
@@ -71,6 +75,9 @@ enum PerRequestBench {
         ("series_2_ir_per_request", .number(seriesTwoPerRequest)),
         ("series_difference", .number(repeatDifference)),
         ("call", call.json(unit: "ir")), ("hangup", hangup.json(unit: "ir")),
+        ("split_ir_per_request", .number((call.mean + hangup.mean) / 2)),
+        ("idle_ir_per_s", idlePerSecond.map { .number($0) } ?? .null),
+        ("ringing_ir_per_s", ringingPerSecond.map { .number($0) } ?? .null),
         ("target_ir_per_request", .int(PerRequestBench.targetInstructionsPerRequest)),
       ]
       if let floorServerPerCall, let floorProcessPerCall {
@@ -189,47 +196,83 @@ enum PerRequestBench {
       return .failure(error)
     }
     let vgdb = setup.vgdb
-    let counted = await onThread { () -> Result<(Int, String, [Int], [Int], Int), BenchError> in
+    let splitPairs = min(pairs, 50)
+    let counted = await onThread { () -> Result<DaemonCounts, BenchError> in
       _ = daemon.pairs(warmUpPairs, label: "warm")
-      func dump(_ hint: String) -> String? {
-        Callgrind.dump(vgdb: vgdb, pid: daemon.pid, hint: hint, directory: directory, prefix: prefix)
+      var seriesOneDump = ""
+      func dump(_ hint: String, keeping: Bool = false) -> Int? {
+        guard let path = Callgrind.dump(vgdb: vgdb, pid: daemon.pid, hint: hint, directory: directory, prefix: prefix)
+        else { return nil }
+        defer { if keep == nil || !keeping { try? FileManager.default.removeItem(atPath: path) } }
+        if keeping { seriesOneDump = path }
+        return Callgrind.totals(ofDumpAt: path)
       }
-      guard let warm = dump("warm-up") else { return .failure(BenchError("callgrind: vgdb could not dump")) }
-      if keep == nil { try? FileManager.default.removeItem(atPath: warm) }
-      let failuresOne = daemon.pairs(pairs, label: "series-1")
-      guard let one = dump("series-1"), let seriesOne = Callgrind.totals(ofDumpAt: one) else {
+      guard dump("warm-up") != nil else { return .failure(BenchError("callgrind: vgdb could not dump")) }
+      var counts = DaemonCounts()
+      counts.failures += daemon.pairs(pairs, label: "series-1")
+      guard let one = dump("series-1", keeping: true) else {
         return .failure(BenchError("callgrind: the first series' dump is missing"))
       }
-      var calls: [Int] = []
-      var hangups: [Int] = []
+      counts.failures += daemon.pairs(pairs, label: "series-2")
+      guard let two = dump("series-2") else {
+        return .failure(BenchError("callgrind: the second series' dump is missing"))
+      }
+      (counts.seriesOne, counts.seriesTwo, counts.seriesOneDump) = (one, two, seriesOneDump)
       var missing = 0
-      let failuresTwo = daemon.pairs(pairs, label: "series-2") { request in
-        let hint = request == .call ? "call" : "hangup"
-        guard let path = dump(hint), let total = Callgrind.totals(ofDumpAt: path) else {
+      counts.failures += daemon.pairs(splitPairs, label: "split") { request in
+        guard let total = dump(request == .call ? "call" : "hangup") else {
           missing += 1
           return
         }
-        if request == .call { calls.append(total) } else { hangups.append(total) }
-        try? FileManager.default.removeItem(atPath: path)
+        if request == .call { counts.calls.append(total) } else { counts.hangups.append(total) }
       }
       if missing > 0 { return .failure(BenchError("callgrind: \(missing) per-request dumps are missing")) }
-      return .success((seriesOne, one, calls, hangups, failuresOne + failuresTwo))
+      // What the daemon does on its own meanwhile, per second: idle, and while a call rings (its timers). The
+      // series run about 50 times slower under callgrind, so this background work weighs more there.
+      let clock = ContinuousClock()
+      _ = dump("before-idle")
+      var start = clock.now
+      usleep(1_000_000)
+      counts.idlePerSecond = dump("idle").map { Double($0) / start.duration(to: clock.now).seconds }
+      let mark = daemon.board.probe.mark
+      _ = try? ControlSocketClient.requestBlocking(#"{"type":"call","id":"background"}"#, path: daemon.socket)
+      _ = BoardProbe.waitForAll([(daemon.board.probe, mark)], where: { $0.isAlerting })
+      daemon.waitUntilIdle()
+      _ = dump("before-ringing")
+      start = clock.now
+      usleep(1_000_000)
+      counts.ringingPerSecond = dump("ringing").map { Double($0) / start.duration(to: clock.now).seconds }
+      _ = try? ControlSocketClient.requestBlocking(#"{"type":"hangup","id":"background"}"#, path: daemon.socket)
+      return .success(counts)
     }
     await daemon.stop()
-    guard case .success(let (seriesOne, oneDump, calls, hangups, failures)) = counted else {
-      if case .failure(let why) = counted { return .failure(why) }
-      return .failure(BenchError("callgrind: no counts"))
+    let counts: DaemonCounts
+    switch counted {
+    case .success(let found): counts = found
+    case .failure(let why): return .failure(why)
     }
-    if failures > 0 { progress("callgrind: \(failures) requests did not complete in time") }
+    if counts.failures > 0 { progress("callgrind: \(counts.failures) requests did not complete in time") }
     let floor = await onThread { floorUnderCallgrind(setup, calls: pairs) }
     let requests = Double(2 * pairs)
     return .success(
       CallgrindFigures(
-        valgrind: Callgrind.version(valgrind: setup.valgrind), seriesOnePerRequest: Double(seriesOne) / requests,
-        seriesTwoPerRequest: Double(calls.reduce(0, +) + hangups.reduce(0, +)) / requests,
-        call: Summary(calls.map(Double.init)), hangup: Summary(hangups.map(Double.init)),
-        floorServerPerCall: floor?.server, floorProcessPerCall: floor?.process, kept: keep,
-        seriesOneDump: keep == nil ? nil : oneDump))
+        valgrind: Callgrind.version(valgrind: setup.valgrind), seriesOnePerRequest: Double(counts.seriesOne) / requests,
+        seriesTwoPerRequest: Double(counts.seriesTwo) / requests, call: Summary(counts.calls.map(Double.init)),
+        hangup: Summary(counts.hangups.map(Double.init)), idlePerSecond: counts.idlePerSecond,
+        ringingPerSecond: counts.ringingPerSecond, floorServerPerCall: floor?.server,
+        floorProcessPerCall: floor?.process, kept: keep, seriesOneDump: keep == nil ? nil : counts.seriesOneDump))
+  }
+
+  /// The daemon's counts under callgrind, as the client thread gathers them.
+  private struct DaemonCounts: Sendable {
+    var seriesOne = 0
+    var seriesTwo = 0
+    var seriesOneDump = ""
+    var calls: [Int] = []
+    var hangups: [Int] = []
+    var idlePerSecond: Double?
+    var ringingPerSecond: Double?
+    var failures = 0
   }
 
   /// `callalert-bench-floor latency CALLS` under callgrind, one dump per thread: the server thread's instructions
