@@ -98,10 +98,10 @@ enum CodecPaths {
     let wires = frames.map { $0.encoded() }
     var decoder = FrameDecoder(maxPayload: Frame.maxPayload)
     var total = 0
-    for index in 0..<count {
-      if operation.hasPrefix("encode") {
-        total &+= frames[index % frames.count].encoded().count
-      } else {
+    if operation.hasPrefix("encode") {
+      for index in 0..<count { total &+= frames[index % frames.count].encoded().count }
+    } else {
+      for index in 0..<count {
         decoder.feed(wires[index % wires.count]) { output in
           if case .frame(let frame) = output { total &+= frame.payload.count }
         }
