@@ -617,6 +617,10 @@ struct BenchCommand: AsyncParsableCommand {
           String(
             format: "%.0f / %.0f; the daemon %.0f× the server thread", server, process, counted.perRequest / server))
       }
+      for (function, perRequest) in counted.topSelfCost.prefix(8) {
+        table.add(
+          "    own instructions per request", String(format: "%.0f  ", perRequest) + String(function.prefix(90)))
+      }
       if let kept = counted.kept, let dump = counted.seriesOneDump {
         table.add("  callgrind dumps kept in", kept)
         progress("per request: callgrind_annotate --inclusive=yes \(dump) | head -60")

@@ -22,7 +22,9 @@ enum Callgrind {
       [
         "/usr/bin/env", "LD_PRELOAD=\(shim)", valgrind, "--tool=callgrind",
         "--callgrind-out-file=\(directory)/\(prefix).%p", "--separate-threads=\(separateThreads ? "yes" : "no")",
-        "--vgdb=yes",
+        // Every dump names its functions in full: compressed names refer to the dump that first used them,
+        // and a dump read alone (or after the earlier ones were removed) would name none.
+        "--compress-strings=no", "--compress-pos=no", "--vgdb=yes",
       ]
     }
 
@@ -98,6 +100,49 @@ enum Callgrind {
       return line.split(separator: " ").dropFirst().first.flatMap { Int($0) }
     }
     return nil
+  }
+
+  /// Each function's own instructions in a dump (not its callees'), the largest first: the cost lines under each
+  /// `fn=`, leaving out the line after each `calls=` (a call's inclusive cost, which belongs to the callee). Computed
+  /// here because callgrind_annotate 3.19 charges calls still running at a mid-run dump to their callers' own cost.
+  static func selfCost(ofDumpAt path: String) -> [(function: String, instructions: Int)] {
+    guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return [] }
+    var costs: [String: Int] = [:]
+    var function = ""
+    var afterCall = false
+    for line in text.split(separator: "\n") {
+      if line.hasPrefix("fn=") {
+        function = String(line.dropFirst(3))
+      } else if line.hasPrefix("calls=") {
+        afterCall = true
+      } else if let first = line.first, first.isNumber || first == "+" || first == "-" || first == "*" {
+        if afterCall {
+          afterCall = false
+        } else if let cost = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) {
+          costs[function, default: 0] += cost
+        }
+      }
+    }
+    return costs.sorted { $0.value > $1.value }.map { ($0.key, $0.value) }
+  }
+
+  /// `names` demangled by the toolchain's `swift-demangle` (simplified), or as they are when it is missing.
+  static func demangled(_ names: [String]) -> [String] {
+    guard let demangler = which("swift-demangle") else { return names }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: demangler)
+    process.arguments = ["--simplified"]
+    let input = Pipe()
+    let output = Pipe()
+    process.standardInput = input
+    process.standardOutput = output
+    guard (try? process.run()) != nil else { return names }
+    input.fileHandleForWriting.write(Data((names.joined(separator: "\n") + "\n").utf8))
+    try? input.fileHandleForWriting.close()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    let lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+    return lines.count >= names.count ? lines.prefix(names.count).map(String.init) : names
   }
 
   /// Whether a dump counted a function named `name` (its `fn=` lines), to find one thread's file.

@@ -61,6 +61,8 @@ enum PerRequestBench {
     let kept: String?
     /// The first series' dump (in ``kept``).
     let seriesOneDump: String?
+    /// The functions with the most instructions of their own in the first series, per request, demangled.
+    let topSelfCost: [(function: String, perRequest: Double)]
 
     /// A call and a hangup's mean, over the first series.
     var perRequest: Double { seriesOnePerRequest }
@@ -87,6 +89,14 @@ enum PerRequestBench {
           ("daemon_over_floor_server", .number(perRequest / floorServerPerCall)),
         ]
       }
+      members.append(
+        (
+          "top_self_ir_per_request",
+          .array(
+            topSelfCost.map {
+              .object([("function", .string($0.function)), ("ir_per_request", .number($0.perRequest))])
+            })
+        ))
       if let kept { members.append(("kept_in", .string(kept))) }
       if let seriesOneDump { members.append(("series_1_dump", .string(seriesOneDump))) }
       return .object(members)
@@ -200,11 +210,15 @@ enum PerRequestBench {
     let counted = await onThread { () -> Result<DaemonCounts, BenchError> in
       _ = daemon.pairs(warmUpPairs, label: "warm")
       var seriesOneDump = ""
+      var topSelf: [(function: String, instructions: Int)] = []
       func dump(_ hint: String, keeping: Bool = false) -> Int? {
         guard let path = Callgrind.dump(vgdb: vgdb, pid: daemon.pid, hint: hint, directory: directory, prefix: prefix)
         else { return nil }
         defer { if keep == nil || !keeping { try? FileManager.default.removeItem(atPath: path) } }
-        if keeping { seriesOneDump = path }
+        if keeping {
+          seriesOneDump = path
+          topSelf = Array(Callgrind.selfCost(ofDumpAt: path).prefix(15))
+        }
         return Callgrind.totals(ofDumpAt: path)
       }
       guard dump("warm-up") != nil else { return .failure(BenchError("callgrind: vgdb could not dump")) }
@@ -218,6 +232,9 @@ enum PerRequestBench {
         return .failure(BenchError("callgrind: the second series' dump is missing"))
       }
       (counts.seriesOne, counts.seriesTwo, counts.seriesOneDump) = (one, two, seriesOneDump)
+      counts.topSelf = zip(Callgrind.demangled(topSelf.map(\.function)), topSelf).map {
+        ($0.0, Double($0.1.instructions) / Double(2 * pairs))
+      }
       var missing = 0
       counts.failures += daemon.pairs(splitPairs, label: "split") { request in
         guard let total = dump(request == .call ? "call" : "hangup") else {
@@ -260,7 +277,8 @@ enum PerRequestBench {
         seriesTwoPerRequest: Double(counts.seriesTwo) / requests, call: Summary(counts.calls.map(Double.init)),
         hangup: Summary(counts.hangups.map(Double.init)), idlePerSecond: counts.idlePerSecond,
         ringingPerSecond: counts.ringingPerSecond, floorServerPerCall: floor?.server,
-        floorProcessPerCall: floor?.process, kept: keep, seriesOneDump: keep == nil ? nil : counts.seriesOneDump))
+        floorProcessPerCall: floor?.process, kept: keep, seriesOneDump: keep == nil ? nil : counts.seriesOneDump,
+        topSelfCost: counts.topSelf))
   }
 
   /// The daemon's counts under callgrind, as the client thread gathers them.
@@ -273,6 +291,7 @@ enum PerRequestBench {
     var idlePerSecond: Double?
     var ringingPerSecond: Double?
     var failures = 0
+    var topSelf: [(function: String, perRequest: Double)] = []
   }
 
   /// `callalert-bench-floor latency CALLS` under callgrind, one dump per thread: the server thread's instructions

@@ -22,9 +22,10 @@ mkdir -p "$dir"
   --json "$dir/perrequest.json"
 dump=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["perrequest"]["callgrind"]["series_1_dump"])' \
   "$dir/perrequest.json")
-callgrind_annotate --inclusive=yes "$dump" >"$dir/inclusive.txt"
-callgrind_annotate "$dump" >"$dir/self.txt"
+# Swift's names are mangled in the dump; swift demangle makes them readable.
+callgrind_annotate --inclusive=yes "$dump" | swift demangle --simplified >"$dir/inclusive.txt"
+callgrind_annotate "$dump" | swift demangle --simplified >"$dir/self.txt"
 echo "series dump: $dump ($((2 * pairs)) requests)"
-echo "callgrind_annotate --inclusive=yes $dump | less    # written to $dir/inclusive.txt"
-echo "callgrind_annotate $dump | less                    # written to $dir/self.txt"
+echo "callgrind_annotate --inclusive=yes $dump | swift demangle --simplified   # in $dir/inclusive.txt"
+echo "callgrind_annotate $dump | swift demangle --simplified                     # in $dir/self.txt"
 head -40 "$dir/self.txt"
