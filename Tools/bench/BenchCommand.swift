@@ -571,8 +571,15 @@ struct BenchCommand: AsyncParsableCommand {
   private func perRequest(into table: inout ResultTable) async throws -> JSONValue {
     let pairs = quick ? min(20, perRequestPairs) : perRequestPairs
     let executable = callalert ?? FloorBench.sibling("callalert")
-    let figures = try await PerRequestBench.measure(
-      executable: executable, pairs: pairs, warmUpPairs: 20, keepCallgrind: keepCallgrind)
+    let figures: PerRequestBench.Figures
+    do {
+      figures = try await PerRequestBench.measure(
+        executable: executable, pairs: pairs, warmUpPairs: 20, keepCallgrind: keepCallgrind)
+    } catch {
+      // Not a timing failure: without the daemon's executable there is nothing to count, and the bench says so.
+      table.add("per request", "not measured: \(error)")
+      return .string("not measured: \(error)")
+    }
     let requests = "\(2 * pairs) requests, each on a fresh connection"
     switch figures.perf {
     case .measured(let syscalls, let switches, let count, _):

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Where the daemon's instructions go: builds the bench (release, .build-bench), runs its perrequest section with
-# the callgrind dumps kept in DIR, and writes callgrind_annotate's view of the first series' dump (one dump for
-# PAIRS call/hangup pairs, each on a fresh connection to `callalert run` with one board) beside them:
-# DIR/inclusive.txt (cost including callees) and DIR/self.txt (each function's own cost).
+# the callgrind dumps kept in DIR, and writes callgrind_annotate's inclusive view of the first series' dump (one
+# dump for PAIRS call/hangup pairs, each on a fresh connection to `callalert run` with one board) beside them,
+# DIR/inclusive.txt, and the functions with the most instructions of their own per request, DIR/self.txt (from
+# the bench's JSON: callgrind_annotate 3.19 charges calls still running at a mid-run dump to their callers).
 #
 #   Tools/scripts/callgrind-daemon.sh [DIR] [PAIRS]      default .build-bench/callgrind, 200
 set -euo pipefail
@@ -24,8 +25,10 @@ dump=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["perrequ
   "$dir/perrequest.json")
 # Swift's names are mangled in the dump; swift demangle makes them readable.
 callgrind_annotate --inclusive=yes "$dump" | swift demangle --simplified >"$dir/inclusive.txt"
-callgrind_annotate "$dump" | swift demangle --simplified >"$dir/self.txt"
+python3 -c 'import json, sys
+for entry in json.load(open(sys.argv[1]))["perrequest"]["callgrind"]["top_self_ir_per_request"]:
+    print("%10.0f  %s" % (entry["ir_per_request"], entry["function"]))' "$dir/perrequest.json" >"$dir/self.txt"
 echo "series dump: $dump ($((2 * pairs)) requests)"
 echo "callgrind_annotate --inclusive=yes $dump | swift demangle --simplified   # in $dir/inclusive.txt"
-echo "callgrind_annotate $dump | swift demangle --simplified                     # in $dir/self.txt"
+echo "own instructions per request, the largest first:                         # in $dir/self.txt"
 head -40 "$dir/self.txt"
