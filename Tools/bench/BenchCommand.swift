@@ -630,7 +630,7 @@ struct BenchCommand: AsyncParsableCommand {
       }
       if let kept = counted.kept, let dump = counted.seriesOneDump {
         table.add("  callgrind dumps kept in", kept)
-        progress("per request: callgrind_annotate --inclusive=yes \(dump) | head -60")
+        progress("per request: callgrind_annotate --inclusive=yes \(dump) | swift demangle --simplified | head -60")
       }
     case .failure(let why):
       table.add("per request: daemon instructions (callgrind)", "not measured: \(why)")
