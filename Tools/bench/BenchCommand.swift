@@ -14,7 +14,7 @@ struct BenchCommand: AsyncParsableCommand {
     commandName: "callalert-bench",
     abstract: "Measure CallAlert's codec, flashing and daemon; or, with --soak, run the reliability soak.",
     discussion: """
-      Sections (all by default): codec, flash, idle, latency, http, sip, cap, fanout, nio. Figures are printed as a table and
+      Sections (all by default): codec, flash, idle, latency, http, sip, cap, fanout, nio, perrequest. Figures are printed as a table and
       written to --json. Build it in release: swift build -c release --product callalert-bench.
       """)
 
@@ -27,6 +27,12 @@ struct BenchCommand: AsyncParsableCommand {
   @Option(help: "Calls for the latency measurement.")
   var calls = 1_000
 
+  @Option(
+    help: ArgumentHelp(
+      "Daemon series in latency, fanout, sip and http, each between two series of the C floor (floor, daemon, "
+        + "..., daemon, floor); each gets calls / series calls."))
+  var series = 5
+
   @Option(help: "Calls for the cap accuracy measurement.")
   var capCalls = 200
 
@@ -38,6 +44,14 @@ struct BenchCommand: AsyncParsableCommand {
 
   @Option(help: "Calls for the fan-out measurement (each series: settled, then back to back).")
   var fanOutCalls = 1_000
+
+  @Option(help: "perrequest: call/hangup pairs counted (perf, and each callgrind series).")
+  var perRequestPairs = 200
+
+  @Option(
+    help: ArgumentHelp(
+      "perrequest: leave the callgrind dumps in this directory (for callgrind_annotate).", valueName: "dir"))
+  var keepCallgrind: String?
 
   @Flag(help: "Small counts and short runs: a smoke test of the bench itself (figures are not meaningful).")
   var quick = false
@@ -93,7 +107,11 @@ struct BenchCommand: AsyncParsableCommand {
   @Flag(help: .hidden)
   var child = false
 
-  static let sections = ["codec", "flash", "idle", "latency", "http", "sip", "cap", "fanout", "nio"]
+  /// `OPERATION:COUNT`: runs one codec operation COUNT times and exits (for callgrind; see ``CodecPaths``).
+  @Option(help: .hidden)
+  var codecCount: String?
+
+  static let sections = ["codec", "flash", "idle", "latency", "http", "sip", "cap", "fanout", "nio", "perrequest"]
 
   func validate() throws {
     if let only {
@@ -107,13 +125,21 @@ struct BenchCommand: AsyncParsableCommand {
       throw ValidationError("soak counts must not be negative")
     }
     if soakCappedPerMille > 985 { throw ValidationError("--soak-capped-per-mille must be 0 to 985") }
-    if calls < 1 || capCalls < 1 || fanOutCalls < 1 || fanOutBoards < 1 {
+    if calls < 1 || capCalls < 1 || fanOutCalls < 1 || fanOutBoards < 1 || perRequestPairs < 1 || series < 1 {
       throw ValidationError("counts must be at least 1")
     }
     if idleSeconds <= 0 { throw ValidationError("--idle-seconds must be positive") }
   }
 
   func run() async throws {
+    if let codecCount {
+      let parts = codecCount.split(separator: ":")
+      guard parts.count == 2, let count = Int(parts[1]), CodecPaths.countedOperations.contains(String(parts[0])) else {
+        throw ValidationError("--codec-count OPERATION:COUNT")
+      }
+      CodecPaths.runCounted(String(parts[0]), count: count)
+      return
+    }
     if soak {
       try await Soak(
         calls: quick ? min(200, soakCalls) : soakCalls, cappedPerMille: soakCappedPerMille,
@@ -182,6 +208,7 @@ struct BenchCommand: AsyncParsableCommand {
     var arguments = [
       "--child", "--only", name, "--json", output, "--calls", "\(calls)", "--cap-calls", "\(capCalls)",
       "--idle-seconds", "\(idleSeconds)", "--fan-out-boards", "\(fanOutBoards)", "--fan-out-calls", "\(fanOutCalls)",
+      "--series", "\(series)",
     ]
     if quick { arguments.append("--quick") }
     let process = Process()
@@ -208,7 +235,8 @@ struct BenchCommand: AsyncParsableCommand {
       for f in figures {
         let label = "\(f.payloadBytes) B payload"
         for (name, rate) in [
-          ("encode", f.encode), ("encode (reused buffer)", f.encodeReusing), ("decode (push per byte)", f.decodePush),
+          ("encode", f.encode), ("encode, payload without a zero", f.encodeWithoutZeros),
+          ("encode (reused buffer)", f.encodeReusing), ("decode (push per byte)", f.decodePush),
           ("decode (FrameDecoder.feed)", f.decode), ("decode (LinkEndpoint.receive)", f.decodeEndpoint),
           ("CRC-32C (checksum call)", f.crc), ("CRC-32C (inlined update)", f.crcInlined),
           ("COBS decode (call)", f.cobsDecode), ("memcpy ceiling", f.memcpy),
@@ -237,7 +265,29 @@ struct BenchCommand: AsyncParsableCommand {
       case .skipped(let why):
         table.add("codec peer (Python cobs + crc32c)", "skipped: \(why)")
       }
-      return .object([("sizes", .array(figures.map(\.json))), ("python_cobs_crc32c_peer", peer.json)])
+      let crcPath = CodecPaths.crc()
+      table.add("codec CRC-32C path", "\(crcPath.implementation): \(crcPath.reason)")
+      if let large = figures.first(where: { $0.payloadBytes == Frame.maxPayload }) {
+        table.add("codec COBS paths, 1024 B sample frames", large.paths.text)
+        table.add("codec COBS paths, 1024 B without a zero", large.pathsWithoutZeros.text)
+      }
+      progress("codec: instructions per 1 KiB frame under callgrind ...")
+      let counted = CodecPaths.instructionsPerFrame()
+      var countedJSON: JSONValue
+      switch counted {
+      case .success(let perFrame):
+        table.add(
+          "codec instructions per 1024 B frame (callgrind)",
+          perFrame.map { "\($0.0) " + String(format: "%.0f", $0.1) }.joined(separator: ", "))
+        countedJSON = .object(perFrame.map { ($0.0.replacingOccurrences(of: "-", with: "_"), .number($0.1)) })
+      case .failure(let why):
+        table.add("codec instructions per 1024 B frame (callgrind)", "not measured: \(why)")
+        countedJSON = .string("not measured: \(why)")
+      }
+      return .object([
+        ("sizes", .array(figures.map(\.json))), ("python_cobs_crc32c_peer", peer.json), ("crc32c_path", crcPath.json),
+        ("callgrind_ir_per_1024_b_frame", countedJSON),
+      ])
 
     case "flash":
       progress("flash (virtual time) ...")
@@ -323,46 +373,55 @@ struct BenchCommand: AsyncParsableCommand {
 
     case "latency":
       let count = quick ? 50 : calls
-      progress("floor (C: connect, 30 B into a pty, read) over \(count) calls ...")
-      let floor = await FloorBench.measure(boards: 1, calls: count)
-      progress("latency over \(count) calls ...")
-      var latency = try await DaemonBench.latency(calls: count)
-      latency.floor = floor
+      progress("latency over \(count) calls in \(series) series, each between two floor series ...")
+      var floors = FloorSeries(boards: 1, callsPerSeries: max(1, count / series))
+      var latency = try await DaemonBench.latency(calls: count, series: series) { await floors.measure() }
+      latency.floors = floors
+      let floor = floors.pooled
       if let floor {
         table.add(
-          "floor (C): connect + 30 B into a pty + read (\(floor.trip.count))",
+          "floor (C): connect + 30 B into a pty + read (\(floor.trip.count), \(floors.figures.count) series)",
           Self.percentiles(floor.trip) + String(format: "; %.3f ms CPU", floor.cpuMsPerCall))
       } else {
         table.add("floor (C)", "not measured (see standard error)")
       }
       table.add(
-        "call → first actuator change (\(latency.call.count))", Self.percentiles(latency.call), target: "p99 < 2 ms")
-      if let floor {
-        table.add("  call over the floor", FloorBench.ratios(latency.call, floor.trip), target: "≤ 3× / 5×")
-      }
+        "call → first actuator change (\(latency.call.count), \(series) series)", Self.percentiles(latency.call),
+        target: "p99 < 2 ms")
+      latency.callAgainstFloor?.addRows(to: &table, target: "≤ 3× / 5×")
       table.add(
         "hangup → all actuators off (\(latency.hangup.count))", Self.percentiles(latency.hangup), target: "p99 < 2 ms")
-      if let floor {
-        table.add("  hangup over the floor", FloorBench.ratios(latency.hangup, floor.trip), target: "≤ 3× / 5×")
-      }
+      latency.hangupAgainstFloor?.addRows(to: &table, target: "≤ 3× / 5×")
       table.add(
         "CPU per request (daemon + board + client)",
         String(format: "%.3f ms", latency.cpuMsPerRequest)
           + (floor.map {
             String(format: " (%.1f× the floor's %.3f ms)", latency.cpuMsPerRequest / $0.cpuMsPerCall, $0.cpuMsPerCall)
           } ?? ""),
-        target: "≤ 0.15 ms")
+        target: "≤ 0.05 ms")
       if latency.failures > 0 { table.add("latency failures", "\(latency.failures)") }
       return latency.json
 
     case "http":
       let count = quick ? 50 : calls / 2
-      progress("HTTP API beside the control socket over \(count) calls, then wrk on GET /v1/status ...")
-      let figures = try await HTTPBench.measure(calls: count, wrkSeconds: quick ? 2 : 10)
+      progress(
+        "HTTP API beside the control socket over \(count) calls in \(series) series, each between two floor "
+          + "series, then wrk on GET /v1/status ...")
+      var floors = FloorSeries(boards: 1, callsPerSeries: max(1, count / series))
+      var figures = try await HTTPBench.measure(calls: count, series: series, wrkSeconds: quick ? 2 : 10) {
+        await floors.measure()
+      }
+      figures.floors = floors
       table.add(
         "HTTP call → first actuator change (\(figures.call.count))", Self.percentiles(figures.call),
-        target: "p99 < 2 ms")
+        target: "p99 ≤ 2 ms")
       table.add("  control socket, same daemon", Self.percentiles(figures.socketCall))
+      if let floor = floors.pooled {
+        table.add(
+          "  floor (C): connect + 30 B into a pty + read (\(floor.trip.count), \(floors.figures.count) series)",
+          Self.percentiles(floor.trip))
+        figures.callAgainstFloor?.addRows(to: &table, target: "")
+      }
       table.add("HTTP hangup → all actuators off (\(figures.hangup.count))", Self.percentiles(figures.hangup))
       table.add("  control socket, same daemon", Self.percentiles(figures.socketHangup))
       table.add(
@@ -387,18 +446,22 @@ struct BenchCommand: AsyncParsableCommand {
           "SIP INVITE → first actuator change", "not measured (SIPp is not installed: apt-get install sip-tester)")
         return .string("skipped: SIPp is not installed")
       }
-      progress("floor (C: connect, 30 B into a pty, read) over \(count) calls ...")
-      let floor = await FloorBench.measure(boards: 1, calls: count)
-      progress("SIP: \(count) INVITEs one at a time from SIPp, then 100 overlapping calls ...")
-      var figures = try await SIPBench.measure(calls: count)
-      figures.floor = floor
+      let sipSeries = min(series, count)
+      progress(
+        "SIP: \(count) INVITEs one at a time from SIPp in \(sipSeries) series, each between two floor series, then 100 overlapping calls ..."
+      )
+      var floors = FloorSeries(boards: 1, callsPerSeries: max(1, count / sipSeries))
+      var figures = try await SIPBench.measure(calls: count, series: sipSeries) { await floors.measure() }
+      figures.floors = floors
       table.add(
         "SIP INVITE → first actuator change (\(figures.invite.count))", Self.percentiles(figures.invite),
-        target: "p99 < 2 ms")
+        target: "p99 ≤ 2 ms")
       table.add("  control socket, same daemon", Self.percentiles(figures.socketCall))
-      if let floor {
-        table.add("floor (C): connect + 30 B into a pty + read (\(floor.trip.count))", Self.percentiles(floor.trip))
-        table.add("  INVITE over the floor", FloorBench.ratios(figures.invite, floor.trip))
+      if let floor = floors.pooled {
+        table.add(
+          "floor (C): connect + 30 B into a pty + read (\(floor.trip.count), \(floors.figures.count) series)",
+          Self.percentiles(floor.trip))
+        figures.inviteAgainstFloor?.addRows(to: &table, target: "")
       }
       if figures.failures > 0 { table.add("SIP INVITEs that did not ring before their CANCEL", "\(figures.failures)") }
       table.add(
@@ -436,18 +499,21 @@ struct BenchCommand: AsyncParsableCommand {
     case "fanout":
       let count = quick ? 10 : fanOutCalls
       let boards = quick ? min(4, fanOutBoards) : fanOutBoards
-      progress("floor (C: one request written to \(boards) pseudo-terminals) over \(count) calls ...")
-      let floor = await FloorBench.measure(boards: boards, calls: count)
-      progress("fan-out to \(boards) boards over \(count) calls ...")
-      var fan = try await DaemonBench.fanOut(boardCount: boards, calls: count)
-      fan.floor = floor
-      if let floor {
-        table.add("floor (C): 30 B into \(boards) pty, last read (\(floor.trip.count))", Self.percentiles(floor.trip))
+      progress("fan-out to \(boards) boards over \(count) calls in \(series) series, each between two floor series ...")
+      var floors = FloorSeries(boards: boards, callsPerSeries: max(1, count / series))
+      var fan = try await DaemonBench.fanOut(boardCount: boards, calls: count, series: series) {
+        await floors.measure()
+      }
+      fan.floors = floors
+      if let floor = floors.pooled {
+        table.add(
+          "floor (C): 30 B into \(boards) pty, last read (\(floor.trip.count), \(floors.figures.count) series)",
+          Self.percentiles(floor.trip))
       }
       table.add(
         "call → last of \(boards) boards' first change, daemon settled (\(fan.last.count))", Self.percentiles(fan.last),
         target: "p99 ≤ 1 ms")
-      if let floor { table.add("  over the floor", FloorBench.ratios(fan.last, floor.trip)) }
+      fan.lastAgainstFloor?.addRows(to: &table, target: "")
       table.add("hangup → last of \(boards) boards off", Self.percentiles(fan.hangupLast))
       table.add(
         "call → last board, sent as the last call went silent (\(fan.lastBackToBack.count))",
@@ -493,9 +559,84 @@ struct BenchCommand: AsyncParsableCommand {
         ("series", .array(series.map(\.json))),
       ])
 
+    case "perrequest":
+      return try await perRequest(into: &table)
+
     default:
       throw ValidationError("unknown section \(name)")
     }
+  }
+
+  /// The `perrequest` section: the daemon as its own process, counted per request by perf and callgrind.
+  private func perRequest(into table: inout ResultTable) async throws -> JSONValue {
+    let pairs = quick ? min(20, perRequestPairs) : perRequestPairs
+    let executable = callalert ?? FloorBench.sibling("callalert")
+    let figures: PerRequestBench.Figures
+    do {
+      figures = try await PerRequestBench.measure(
+        executable: executable, pairs: pairs, warmUpPairs: 20, keepCallgrind: keepCallgrind)
+    } catch {
+      // Not a timing failure: without the daemon's executable there is nothing to count, and the bench says so.
+      table.add("per request", "not measured: \(error)")
+      return .string("not measured: \(error)")
+    }
+    let requests = "\(2 * pairs) requests, each on a fresh connection"
+    switch figures.perf {
+    case .measured(let syscalls, let switches, let count, _):
+      table.add(
+        "per request: daemon system calls (perf, \(requests))", String(format: "%.2f", Double(syscalls) / Double(count))
+      )
+      table.add(
+        "per request: daemon context switches (perf)", String(format: "%.2f", Double(switches) / Double(count)))
+    case .skipped(let why):
+      table.add("per request: daemon system calls, context switches (perf)", "not measured: \(why)")
+    }
+    if let switches = figures.procContextSwitchesPerRequest {
+      table.add("per request: daemon context switches (/proc)", String(format: "%.2f", switches))
+    }
+    if let cpu = figures.daemonCPUMsPerRequest {
+      table.add(
+        "per request: daemon CPU (/proc, clock ticks)", String(format: "%.3f ms", cpu), target: "≤ 0.05 ms")
+    }
+    switch figures.callgrind {
+    case .success(let counted):
+      table.add(
+        "per request: daemon instructions (callgrind, mean)",
+        Self.count(counted.perRequest)
+          + String(
+            format: " (two series: %.0f, %.0f; %+.2f %%)", counted.seriesOnePerRequest,
+            counted.seriesTwoPerRequest, counted.repeatDifference * 100),
+        target: "≤ 150 k")
+      table.add(
+        "  call, a dump after each (\(counted.call.count))",
+        String(format: "p50 %.0f, min %.0f, max %.0f", counted.call.p50, counted.call.min, counted.call.max))
+      table.add(
+        "  hangup, a dump after each (\(counted.hangup.count))",
+        String(format: "p50 %.0f, min %.0f, max %.0f", counted.hangup.p50, counted.hangup.min, counted.hangup.max))
+      if let idle = counted.idlePerSecond, let ringing = counted.ringingPerSecond {
+        table.add(
+          "  the daemon on its own under callgrind, per second",
+          String(format: "idle %.0f, while a call rings %.0f", idle, ringing))
+      }
+      if let server = counted.floorServerPerCall, let process = counted.floorProcessPerCall {
+        table.add(
+          "  floor (C) server thread per call / whole floor",
+          String(
+            format: "%.0f / %.0f; the daemon %.0f× the server thread", server, process, counted.perRequest / server))
+      }
+      for (function, perRequest) in counted.topSelfCost.prefix(8) {
+        table.add(
+          "    own instructions per request", String(format: "%.0f  ", perRequest) + String(function.prefix(90)))
+      }
+      if let kept = counted.kept, let dump = counted.seriesOneDump {
+        table.add("  callgrind dumps kept in", kept)
+        progress("per request: callgrind_annotate --inclusive=yes \(dump) | swift demangle --simplified | head -60")
+      }
+    case .failure(let why):
+      table.add("per request: daemon instructions (callgrind)", "not measured: \(why)")
+    }
+    if figures.failures > 0 { table.add("per request: pairs that did not complete", "\(figures.failures)") }
+    return figures.json
   }
 
   static func percentiles(_ summary: Summary) -> String {

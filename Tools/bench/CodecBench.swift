@@ -37,6 +37,11 @@ enum CodecBench {
     let wireBytes: Double
     /// Frame.encoded(): header, CRC, COBS and delimiter into a new array (what the link's sender does).
     let encode: Rate
+    /// Frame.encoded() of frames without a zero byte (the encoder's path for runs of 254 bytes without one).
+    let encodeWithoutZeros: Rate
+    /// Which COBS paths the sample frames take, and the frames without zeros.
+    let paths: CodecPaths.COBSPaths
+    let pathsWithoutZeros: CodecPaths.COBSPaths
     /// Frame.appendEncoded(to:) into a reused buffer.
     let encodeReusing: Rate
     /// FrameDecoder.feed(_:_:) over a stream of the frames, one frame delivered per delimiter.
@@ -64,7 +69,8 @@ enum CodecBench {
           ("decode_push_per_byte", decodePush.json),
           ("decode_link_endpoint", decodeEndpoint.json), ("crc32c_checksum_call", crc.json),
           ("crc32c_inlined_update", crcInlined.json), ("cobs_decode_call", cobsDecode.json),
-          ("memcpy", memcpy.json),
+          ("memcpy", memcpy.json), ("encode_without_zeros", encodeWithoutZeros.json),
+          ("cobs_paths", paths.json), ("cobs_paths_without_zeros", pathsWithoutZeros.json),
         ] + crcByImplementation.map { ("crc32c_\($0.0)", $0.1.json) })
     }
   }
@@ -74,14 +80,24 @@ enum CodecBench {
     payloads.map { measure(payloadBytes: $0, runs: runs, secondsPerRun: secondsPerRun) }
   }
 
-  private static func measure(payloadBytes: Int, runs: Int, secondsPerRun: Double) -> Figures {
-    // 64 distinct frames with random payloads (zeros included, so COBS has blocks to split).
+  /// 64 distinct frames with random payloads: one byte in five a zero, so COBS has blocks to split; or, with
+  /// `withoutZeros`, none, so a 1 KiB payload has runs of 254 bytes without a zero (the encoder's other path).
+  static func sampleFrames(payloadBytes: Int, withoutZeros: Bool = false) -> [Frame] {
     var random = SplitMix64(seed: UInt64(payloadBytes))
-    let frames = (0..<64).map { index in
+    return (0..<64).map { index in
       Frame(
         sequence: UInt16(index), type: 0x40, nonce: 0x1234_5678,
-        payload: (0..<payloadBytes).map { _ in UInt8(truncatingIfNeeded: random.next() % 5 == 0 ? 0 : random.next()) })
+        payload: (0..<payloadBytes).map { _ in
+          withoutZeros
+            ? UInt8(truncatingIfNeeded: random.next() % 255 + 1)
+            : UInt8(truncatingIfNeeded: random.next() % 5 == 0 ? 0 : random.next())
+        })
     }
+  }
+
+  private static func measure(payloadBytes: Int, runs: Int, secondsPerRun: Double) -> Figures {
+    let frames = sampleFrames(payloadBytes: payloadBytes)
+    let framesWithoutZeros = sampleFrames(payloadBytes: payloadBytes, withoutZeros: true)
     let wires = frames.map { $0.encoded() }
     let stream = wires.flatMap { $0 }
     let wireBytes = Double(stream.count) / Double(frames.count)
@@ -112,6 +128,11 @@ enum CodecBench {
     let encodeBatch = {
       var total = 0
       for frame in frames { total &+= frame.encoded().count }
+      return total
+    }
+    let encodeWithoutZerosBatch = {
+      var total = 0
+      for frame in framesWithoutZeros { total &+= frame.encoded().count }
       return total
     }
     var reused: [UInt8] = []
@@ -187,6 +208,10 @@ enum CodecBench {
     return Figures(
       payloadBytes: payloadBytes, wireBytes: wireBytes,
       encode: rate(frames.count, allocationsPerBatch: allocations(encodeBatch), encodeBatch),
+      encodeWithoutZeros: rate(
+        frames.count, allocationsPerBatch: allocations(encodeWithoutZerosBatch), encodeWithoutZerosBatch),
+      paths: CodecPaths.COBSPaths(raws),
+      pathsWithoutZeros: CodecPaths.COBSPaths(framesWithoutZeros.map { $0.rawBytes() }),
       encodeReusing: rate(frames.count, allocationsPerBatch: allocations(encodeReusingBatch), encodeReusingBatch),
       decode: rate(frames.count, allocationsPerBatch: allocations(decodeBatch), decodeBatch),
       decodePush: rate(frames.count, allocationsPerBatch: allocations(pushBatch), pushBatch),

@@ -8,6 +8,11 @@ import NIOPosix
 #if canImport(Glibc)
   import Glibc
 #endif
+// clock_gettime's timespec reaches this module through Dispatch's C module as well; with member import
+// visibility, its members are found only where that module is imported.
+#if canImport(CDispatch)
+  import CDispatch
+#endif
 
 /// The control socket two ways, side by side in one process: ours (`ControlSocketServer` on the epoll loop,
 /// `DescriptorEventLoop`) and SwiftNIO's (`ServerBootstrap` on a Unix domain socket, one NIO event loop). Each

@@ -6,28 +6,43 @@ import Foundation
 enum DaemonBench {
   /// Call and hangup latency.
   struct LatencyFigures: Sendable {
-    /// From sending `call` to the board's first actuator change, ms.
-    let call: Summary
-    /// From sending `hangup` to every actuator off, ms.
-    let hangup: Summary
+    /// From sending `call` to the board's first actuator change, ms, by series.
+    let callSeries: [[Double]]
+    /// From sending `hangup` to every actuator off, ms, by series.
+    let hangupSeries: [[Double]]
+    /// Every series' calls.
+    var call: Summary { Summary(callSeries.flatMap { $0 }) }
+    /// Every series' hangups.
+    var hangup: Summary { Summary(hangupSeries.flatMap { $0 }) }
     /// Calls that did not ring, or did not stop, within 5 s.
     let failures: Int
     /// CPU time (user + system) of the whole process (daemon, board, bench client) per request (a call or a
     /// hangup), over the timed calls, ms.
     let cpuMsPerRequest: Double
-    /// The same trip in plain C, measured just before in the same run.
-    var floor: FloorBench.Figures?
+    /// The same trip in plain C, measured before the first series and after each in the same run.
+    var floors: FloorSeries?
+
+    /// Calls against the floor series beside each.
+    var callAgainstFloor: AgainstFloor? { floors.flatMap { AgainstFloor(daemon: callSeries, floors: $0.figures) } }
+    /// Hangups against the floor series beside each.
+    var hangupAgainstFloor: AgainstFloor? {
+      floors.flatMap { AgainstFloor(daemon: hangupSeries, floors: $0.figures) }
+    }
 
     var json: JSONValue {
       var members: [(String, JSONValue)] = [
         ("call_to_first_actuator", call.json(unit: "ms")), ("hangup_to_all_off", hangup.json(unit: "ms")),
         ("failures", .int(failures)), ("cpu_ms_per_request", .number(cpuMsPerRequest)),
+        ("series", .int(callSeries.count)),
       ]
-      if let floor {
+      if let floors, let floor = floors.pooled, let calls = callAgainstFloor, let hangups = hangupAgainstFloor {
+        // call_over_floor and hangup_over_floor keep their shape: now the medians of the ratios to the adjacent
+        // floor series, the single floor series they were taken against before having proved unstable.
         members += [
-          ("floor", floor.json), ("call_over_floor", FloorBench.ratiosJSON(call, floor.trip)),
-          ("hangup_over_floor", FloorBench.ratiosJSON(hangup, floor.trip)),
+          ("floor", floor.json), ("call_over_floor", calls.medianRatiosJSON),
+          ("hangup_over_floor", hangups.medianRatiosJSON),
           ("cpu_per_request_over_floor", .number(cpuMsPerRequest / floor.cpuMsPerCall)),
+          ("call_against_floor", calls.json), ("hangup_against_floor", hangups.json), ("floor_series", floors.json),
         ]
       }
       return .object(members)
@@ -94,8 +109,11 @@ enum DaemonBench {
   struct FanOutFigures: Sendable {
     /// Boards.
     let boards: Int
-    /// From sending `call` to the last board's first actuator change, ms, each call sent to a settled daemon.
-    let last: Summary
+    /// From sending `call` to the last board's first actuator change, ms, each call sent to a settled daemon, by
+    /// series.
+    let lastSeries: [[Double]]
+    /// Every series' calls.
+    var last: Summary { Summary(lastSeries.flatMap { $0 }) }
     /// From sending `call` to each board's first actuator change, ms (boards × calls values).
     let each: Summary
     /// From sending `hangup` to the last board's actuators all off, ms.
@@ -109,8 +127,11 @@ enum DaemonBench {
     let residentBeforeKiB: Int
     /// Calls where some board did not ring or stop within 5 s.
     let failures: Int
-    /// The same fan-out in plain C, measured just before in the same run.
-    var floor: FloorBench.Figures?
+    /// The same fan-out in plain C, measured before the first series and after each in the same run.
+    var floors: FloorSeries?
+
+    /// The settled calls against the floor series beside each.
+    var lastAgainstFloor: AgainstFloor? { floors.flatMap { AgainstFloor(daemon: lastSeries, floors: $0.figures) } }
 
     var json: JSONValue {
       var members: [(String, JSONValue)] = [
@@ -120,10 +141,13 @@ enum DaemonBench {
         ("rss_kib", .int(residentKiB)), ("rss_before_kib", .int(residentBeforeKiB)),
         ("rss_added_kib", .int(residentKiB - residentBeforeKiB)), ("failures", .int(failures)),
       ]
-      if let floor {
+      members.append(("series", .int(lastSeries.count)))
+      if let floors, let floor = floors.pooled, let against = lastAgainstFloor {
+        // call_to_last_board_over_floor keeps its shape: the medians of the ratios to the adjacent floor series.
         members += [
-          ("floor", floor.json), ("call_to_last_board_over_floor", FloorBench.ratiosJSON(last, floor.trip)),
+          ("floor", floor.json), ("call_to_last_board_over_floor", against.medianRatiosJSON),
           ("hangup_to_last_board_over_floor", FloorBench.ratiosJSON(hangupLast, floor.trip)),
+          ("call_to_last_board_against_floor", against.json), ("floor_series", floors.json),
         ]
       }
       return .object(members)
@@ -185,37 +209,54 @@ enum DaemonBench {
     }
   }
 
-  /// `calls` calls, each hung up as soon as it rings.
-  static func latency(calls: Int, warmUpCalls: Int = 20) async throws -> LatencyFigures {
+  /// `calls` calls, each hung up as soon as it rings, in `series` series of `calls / series` on one daemon (after
+  /// `warmUpCalls` not counted); `between` runs before the first series and after each (the floor's series).
+  static func latency(
+    calls: Int, series: Int = 1, warmUpCalls: Int = 20, between: () async -> Void = {}
+  ) async throws -> LatencyFigures {
     try await withOneBoard(label: "latency") { daemon, board in
       let socket = daemon.socket
-      return try await onThread { () -> Result<LatencyFigures, BenchError> in
-        var callMs: [Double] = []
-        var hangupMs: [Double] = []
-        var failures = 0
-        var cpuAtStart = ProcessStats.cpuTime
-        for index in 0..<(warmUpCalls + calls) {
-          if index == warmUpCalls { cpuAtStart = ProcessStats.cpuTime }
-          let trip: ([Double], [Double])?
-          do { trip = try ringAndHangUp(socket, [board], id: "lat-\(index)") } catch {
-            return .failure(BenchError("latency: \(error)"))
+      let perSeries = max(1, calls / max(1, series))
+      var callSeries: [[Double]] = []
+      var hangupSeries: [[Double]] = []
+      var cpuMs = 0.0
+      var failures = 0
+      for index in 0..<(series + 1) {
+        await between()
+        guard index < series else { break }
+        let count = index == 0 ? warmUpCalls + perSeries : perSeries
+        let skip = index == 0 ? warmUpCalls : 0
+        let one = try await onThread { () -> Result<([Double], [Double], Int, Double), BenchError> in
+          var callMs: [Double] = []
+          var hangupMs: [Double] = []
+          var failures = 0
+          var cpuAtStart = ProcessStats.cpuTime
+          for call in 0..<count {
+            if call == skip { cpuAtStart = ProcessStats.cpuTime }
+            let trip: ([Double], [Double])?
+            do { trip = try ringAndHangUp(socket, [board], id: "lat-\(index)-\(call)") } catch {
+              return .failure(BenchError("latency: \(error)"))
+            }
+            guard let (ring, silence) = trip else {
+              failures += 1
+              continue
+            }
+            if call >= skip {
+              callMs.append(ring[0])
+              hangupMs.append(silence[0])
+            }
+            if call % 200 == 0 { board.probe.clear() }
           }
-          guard let (ring, silence) = trip else {
-            failures += 1
-            continue
-          }
-          if index >= warmUpCalls {
-            callMs.append(ring[0])
-            hangupMs.append(silence[0])
-          }
-          if index % 200 == 0 { board.probe.clear() }
-        }
-        let cpu = (ProcessStats.cpuTime - cpuAtStart).milliseconds
-        return .success(
-          LatencyFigures(
-            call: Summary(callMs), hangup: Summary(hangupMs), failures: failures,
-            cpuMsPerRequest: cpu / Double(2 * max(1, calls))))
-      }.get()
+          return .success((callMs, hangupMs, failures, (ProcessStats.cpuTime - cpuAtStart).milliseconds))
+        }.get()
+        callSeries.append(one.0)
+        hangupSeries.append(one.1)
+        failures += one.2
+        cpuMs += one.3
+      }
+      return LatencyFigures(
+        callSeries: callSeries, hangupSeries: hangupSeries, failures: failures,
+        cpuMsPerRequest: cpuMs / Double(2 * max(1, perSeries * series)))
     }
   }
 
@@ -300,42 +341,54 @@ enum DaemonBench {
   }
 
   /// One daemon driving `boardCount` boards; `calls` calls, each to every board, each sent once the daemon
-  /// has settled after the one before; then `calls` more, each sent as soon as the one before went silent.
-  static func fanOut(boardCount: Int, calls: Int, warmUpCalls: Int = 5) async throws -> FanOutFigures {
+  /// has settled after the one before, in `series` series with `between` before the first and after each (the
+  /// floor's series); then `calls` more, each sent as soon as the one before went silent.
+  static func fanOut(
+    boardCount: Int, calls: Int, series: Int = 1, warmUpCalls: Int = 5, between: () async -> Void = {}
+  ) async throws -> FanOutFigures {
     let before = ProcessStats.residentKiB
     var boards: [ProbedBoard] = []
     for index in 0..<boardCount { boards.append(try ProbedBoard(serial: "VB-\(index)")) }
     let daemon = try await DaemonUnderTest.start(boardPaths: boards.map(\.slavePath), label: "fanout")
-    var last: [Double] = []
+    var lastSeries: [[Double]] = []
     var each: [Double] = []
     var hangupLast: [Double] = []
     var lastBackToBack: [Double] = []
     var failures = 0
+    let perSeries = max(1, calls / max(1, series))
     do {
       try await warmUp(daemon, boards)
       let socket = daemon.socket
       let boards = boards
-      let (settled, backToBack) = await onThread { () -> ([([Double], [Double])?], [([Double], [Double])?]) in
-        // The probes forget what they saw every 100 calls, so that the RSS measured is the daemon's.
-        let settled = (0..<(warmUpCalls + calls)).map { index in
-          if index % 100 == 0 { for board in boards { board.probe.clear() } }
-          return (try? ringAndHangUp(socket, boards, id: "fan-\(index)", settle: true)) ?? nil
+      for index in 0..<(series + 1) {
+        await between()
+        guard index < series else { break }
+        let skip = index == 0 ? warmUpCalls : 0
+        let settled = await onThread { () -> [([Double], [Double])?] in
+          // The probes forget what they saw every 100 calls, so that the RSS measured is the daemon's.
+          (0..<(skip + perSeries)).map { call in
+            if call % 100 == 0 { for board in boards { board.probe.clear() } }
+            return (try? ringAndHangUp(socket, boards, id: "fan-\(index)-\(call)", settle: true)) ?? nil
+          }
         }
-        let backToBack = (0..<calls).map { index in
+        var last: [Double] = []
+        for (call, trip) in settled.enumerated() {
+          guard let (rings, silences) = trip else {
+            failures += 1
+            continue
+          }
+          if call >= skip {
+            last.append(rings.max() ?? 0)
+            each += rings
+            hangupLast.append(silences.max() ?? 0)
+          }
+        }
+        lastSeries.append(last)
+      }
+      let backToBack = await onThread { () -> [([Double], [Double])?] in
+        (0..<(perSeries * series)).map { index in
           if index % 100 == 0 { for board in boards { board.probe.clear() } }
           return (try? ringAndHangUp(socket, boards, id: "fan-b2b-\(index)")) ?? nil
-        }
-        return (settled, backToBack)
-      }
-      for (index, trip) in settled.enumerated() {
-        guard let (rings, silences) = trip else {
-          failures += 1
-          continue
-        }
-        if index >= warmUpCalls {
-          last.append(rings.max() ?? 0)
-          each += rings
-          hangupLast.append(silences.max() ?? 0)
         }
       }
       for trip in backToBack {
@@ -352,7 +405,7 @@ enum DaemonBench {
     await daemon.stop()
     for board in boards { await board.stop() }
     return FanOutFigures(
-      boards: boardCount, last: Summary(last), each: Summary(each), hangupLast: Summary(hangupLast),
+      boards: boardCount, lastSeries: lastSeries, each: Summary(each), hangupLast: Summary(hangupLast),
       lastBackToBack: Summary(lastBackToBack), residentKiB: resident, residentBeforeKiB: before, failures: failures)
   }
 }

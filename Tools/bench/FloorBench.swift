@@ -6,20 +6,34 @@ import Foundation
 enum FloorBench {
   /// The floor's figures for one kind of trip.
   struct Figures: Sendable {
-    /// From connecting to the arrival on the (last) board, ms.
-    let trip: Summary
+    /// Each call's trip, from connecting to the arrival on the (last) board, ms.
+    let samples: [Double]
     /// CPU time (user + system) of the whole floor process per call, ms.
     let cpuMsPerCall: Double
+
+    /// The trips' percentiles.
+    var trip: Summary { Summary(samples) }
 
     var json: JSONValue {
       .object([("trip", trip.json(unit: "ms")), ("cpu_ms_per_call", .number(cpuMsPerCall))])
     }
+
+    /// As ``json``, with every trip.
+    var jsonWithSamples: JSONValue {
+      .object([
+        ("trip", trip.json(unit: "ms")), ("cpu_ms_per_call", .number(cpuMsPerCall)),
+        ("samples_ms", .array(samples.map { .number($0) })),
+      ])
+    }
   }
 
   /// Where the floor executable is: beside this one (`make bench` builds both).
-  static var executable: String {
+  static var executable: String { sibling("callalert-bench-floor") }
+
+  /// The path of the executable `name` in this one's directory.
+  static func sibling(_ name: String) -> String {
     let own = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-    return URL(fileURLWithPath: own).deletingLastPathComponent().appendingPathComponent("callalert-bench-floor").path
+    return URL(fileURLWithPath: own).deletingLastPathComponent().appendingPathComponent(name).path
   }
 
   /// Runs the floor for `calls` calls to `boards` boards; nil (with the reason on standard error) if it cannot.
@@ -56,12 +70,7 @@ enum FloorBench {
       if fields[0] == "cpu_ns_per_call" { cpuNs = value }
     }
     guard !samples.isEmpty else { return nil }
-    return Figures(trip: Summary(samples), cpuMsPerCall: cpuNs / 1e6)
-  }
-
-  /// `measured` over the floor at p50 and p99, as the table shows it.
-  static func ratios(_ measured: Summary, _ floor: Summary) -> String {
-    String(format: "%.1f× / %.1f× the floor (p50 / p99)", measured.p50 / floor.p50, measured.p99 / floor.p99)
+    return Figures(samples: samples, cpuMsPerCall: cpuNs / 1e6)
   }
 
   /// The ratios as JSON.

@@ -15,8 +15,10 @@ enum HTTPBench {
   struct Figures: Sendable {
     /// The idle connections of the flood.
     static let floodConnections = 1_000
-    /// HTTP call → first actuator change, ms.
-    let call: Summary
+    /// HTTP call → first actuator change, ms, by series.
+    let callSeries: [[Double]]
+    /// Every series' calls.
+    var call: Summary { Summary(callSeries.flatMap { $0 }) }
     /// HTTP hangup → all actuators off, ms.
     let hangup: Summary
     /// The same trips over the control socket, in the same daemon, ms.
@@ -33,6 +35,11 @@ enum HTTPBench {
     var floodSocketCall = Summary([])
     var floodResidentBeforeKiB = 0
     var floodResidentDuringKiB = 0
+    /// The floor (C), before the first series and after each.
+    var floors: FloorSeries?
+
+    /// The HTTP calls against the floor series beside each.
+    var callAgainstFloor: AgainstFloor? { floors.flatMap { AgainstFloor(daemon: callSeries, floors: $0.figures) } }
 
     var json: JSONValue {
       var members: [(String, JSONValue)] = [
@@ -40,6 +47,13 @@ enum HTTPBench {
         ("socket_call_to_first_actuator", socketCall.json(unit: "ms")),
         ("socket_hangup_to_all_off", socketHangup.json(unit: "ms")), ("failures", .int(failures)),
       ]
+      members.append(("series", .int(callSeries.count)))
+      if let floors, let floor = floors.pooled, let against = callAgainstFloor {
+        members += [
+          ("floor", floor.json), ("http_call_over_floor", against.medianRatiosJSON),
+          ("http_call_against_floor", against.json), ("floor_series", floors.json),
+        ]
+      }
       if let statusRequestsPerSecond {
         members.append(("status_requests_per_second", .number(statusRequestsPerSecond)))
       }
@@ -88,7 +102,9 @@ enum HTTPBench {
     return read == 0 || (read < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
   }
 
-  static func measure(calls: Int, warmUpCalls: Int = 20, wrkSeconds: Int) async throws -> Figures {
+  static func measure(
+    calls: Int, series: Int = 1, warmUpCalls: Int = 20, wrkSeconds: Int, between: () async -> Void = {}
+  ) async throws -> Figures {
     let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
     let board = try ProbedBoard()
     let daemon = try await DaemonUnderTest.start(
@@ -102,34 +118,43 @@ enum HTTPBench {
       try await DaemonBench.warmUp(daemon, [board])
       var http: ([Double], [Double]) = ([], [])
       var socket: ([Double], [Double]) = ([], [])
+      var callSeries: [[Double]] = []
       var failures = 0
-      for index in 0..<(warmUpCalls + calls) {
-        let id = "http-\(index)"
-        let overHTTP = try await trip(board, id: id) {
-          try await client.post("/v1/calls", body: #"{"id":"\#(id)"}"#)
-        } hangup: {
-          try await client.post("/v1/calls/\(id)/hangup", body: "")
+      let perSeries = max(1, calls / max(1, series))
+      for seriesIndex in 0..<(series + 1) {
+        await between()
+        guard seriesIndex < series else { break }
+        let skip = seriesIndex == 0 ? warmUpCalls : 0
+        var calls: [Double] = []
+        for index in 0..<(skip + perSeries) {
+          let id = "http-\(seriesIndex)-\(index)"
+          let overHTTP = try await trip(board, id: id) {
+            try await client.post("/v1/calls", body: #"{"id":"\#(id)"}"#)
+          } hangup: {
+            try await client.post("/v1/calls/\(id)/hangup", body: "")
+          }
+          let overSocket = try await trip(board, id: "s" + id) {
+            _ = try await daemon.request(#"{"type":"call","id":"s\#(id)"}"#)
+          } hangup: {
+            _ = try await daemon.request(#"{"type":"hangup","id":"s\#(id)"}"#)
+          }
+          guard let overHTTP, let overSocket else {
+            failures += 1
+            continue
+          }
+          if index >= skip {
+            calls.append(overHTTP.0)
+            http.1.append(overHTTP.1)
+            socket.0.append(overSocket.0)
+            socket.1.append(overSocket.1)
+          }
+          if index % 100 == 0 { board.probe.clear() }
         }
-        let overSocket = try await trip(board, id: "s" + id) {
-          _ = try await daemon.request(#"{"type":"call","id":"s\#(id)"}"#)
-        } hangup: {
-          _ = try await daemon.request(#"{"type":"hangup","id":"s\#(id)"}"#)
-        }
-        guard let overHTTP, let overSocket else {
-          failures += 1
-          continue
-        }
-        if index >= warmUpCalls {
-          http.0.append(overHTTP.0)
-          http.1.append(overHTTP.1)
-          socket.0.append(overSocket.0)
-          socket.1.append(overSocket.1)
-        }
-        if index % 100 == 0 { board.probe.clear() }
+        callSeries.append(calls)
       }
       let wrk = await Self.wrk(port: port, seconds: wrkSeconds)
       var figures = Figures(
-        call: Summary(http.0), hangup: Summary(http.1), socketCall: Summary(socket.0), socketHangup: Summary(socket.1),
+        callSeries: callSeries, hangup: Summary(http.1), socketCall: Summary(socket.0), socketHangup: Summary(socket.1),
         failures: failures, statusRequestsPerSecond: wrk?.0, statusLatency: wrk?.1)
       // A stranger holds 1 000 idle connections: the API keeps its budget, the control socket rings.
       figures.floodResidentBeforeKiB = ProcessStats.residentKiB

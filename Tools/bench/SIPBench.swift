@@ -12,8 +12,10 @@ import Synchronization
 /// history.
 enum SIPBench {
   struct Figures: Sendable {
-    /// INVITE → first actuator change, ms (the INVITE stamped as the relay forwards it to the daemon).
-    let invite: Summary
+    /// INVITE → first actuator change, ms (the INVITE stamped as the relay forwards it to the daemon), by series.
+    let inviteSeries: [[Double]]
+    /// Every series' INVITEs.
+    var invite: Summary { Summary(inviteSeries.flatMap { $0 }) }
     /// A call over the control socket → first actuator change, same daemon, ms.
     let socketCall: Summary
     /// INVITEs that did not ring the board before their CANCEL (or at all).
@@ -27,8 +29,11 @@ enum SIPBench {
     let recorded: Int
     /// SIPp's exit status for the burst.
     let burstStatus: Int32?
-    /// The floor (C), when measured.
-    var floor: FloorBench.Figures?
+    /// The floor (C), when measured: before the first series and after each.
+    var floors: FloorSeries?
+
+    /// The INVITEs against the floor series beside each.
+    var inviteAgainstFloor: AgainstFloor? { floors.flatMap { AgainstFloor(daemon: inviteSeries, floors: $0.figures) } }
     /// A stranger's flood of INVITEs, when measured (not with `--quick`).
     var strangerFlood: SIPFloodBench.Figures?
 
@@ -47,9 +52,13 @@ enum SIPBench {
           ])
         ),
       ]
-      if let floor {
-        members.append(("floor", floor.json))
-        members.append(("invite_over_floor", FloorBench.ratiosJSON(invite, floor.trip)))
+      members.append(("series", .int(inviteSeries.count)))
+      if let floors, let floor = floors.pooled, let against = inviteAgainstFloor {
+        // invite_over_floor keeps its shape: the medians of the ratios to the adjacent floor series.
+        members += [
+          ("floor", floor.json), ("invite_over_floor", against.medianRatiosJSON),
+          ("invite_against_floor", against.json), ("floor_series", floors.json),
+        ]
       }
       if let strangerFlood { members.append(("stranger_flood", strangerFlood.json)) }
       return .object(members)
@@ -62,7 +71,9 @@ enum SIPBench {
   /// `calls` INVITEs one after another (after `warmUpCalls` not counted), each cancelled 100 ms after the
   /// board rang; as many calls over the control socket; then `burstCalls` overlapping calls (20 a second, at
   /// most 10 at once), each cancelled 200 ms after its 180.
-  static func measure(calls: Int, warmUpCalls: Int = 5, burstCalls: Int = 100) async throws -> Figures {
+  static func measure(
+    calls: Int, series: Int = 1, warmUpCalls: Int = 5, burstCalls: Int = 100, between: () async -> Void = {}
+  ) async throws -> Figures {
     let accountPort = freeUDPPort()
     let events = EventLog()
     let board = try ProbedBoard()
@@ -83,30 +94,41 @@ enum SIPBench {
       let scenario = directory.appendingPathComponent("invite-cancel.xml")
       try Self.scenario(accountPort: accountPort).write(to: scenario, atomically: true, encoding: .utf8)
 
-      // (a) One call at a time, through the relay that stamps each INVITE as it forwards it.
-      let relay = try UDPRelay(to: accountPort)
-      let mark = board.probe.mark
-      let total = warmUpCalls + calls
-      let sequentialStatus = await sipp(
-        scenario: scenario, to: relay.port,
-        arguments: ["-m", "\(total)", "-l", "1", "-r", "4", "-d", "100"],
-        limit: .seconds(Double(total) * 0.25 + 60))
-      relay.stop()
-      let records = board.probe.records(from: mark).filter(\.isAlerting)
-      let stamps = relay.stamps()
-      var latencies: [Double] = []
+      // (a) One call at a time, through the relay that stamps each INVITE as it forwards it, in `series` runs of
+      // SIPp with `between` (the floor's series) before the first and after each.
+      let perSeries = max(1, calls / max(1, series))
+      var inviteSeries: [[Double]] = []
+      var sequentialStatus: Int32? = 0
       var failures = 0
-      for (index, invite) in stamps.invites.enumerated() {
-        let next = index + 1 < stamps.invites.count ? stamps.invites[index + 1].at : nil
-        let cancel = stamps.cancels[invite.callID]
-        let ring = records.first { record in record.at >= invite.at && (next.map { record.at < $0 } ?? true) }
-        guard let ring, cancel.map({ ring.at <= $0 }) ?? true else {
-          failures += 1
-          continue
+      for index in 0..<(series + 1) {
+        await between()
+        guard index < series else { break }
+        let skip = index == 0 ? warmUpCalls : 0
+        let relay = try UDPRelay(to: accountPort)
+        let mark = board.probe.mark
+        let total = skip + perSeries
+        let status = await sipp(
+          scenario: scenario, to: relay.port,
+          arguments: ["-m", "\(total)", "-l", "1", "-r", "4", "-d", "100"],
+          limit: .seconds(Double(total) * 0.25 + 60))
+        if status != 0 { sequentialStatus = status }
+        relay.stop()
+        let records = board.probe.records(from: mark).filter(\.isAlerting)
+        let stamps = relay.stamps()
+        var latencies: [Double] = []
+        for (index, invite) in stamps.invites.enumerated() {
+          let next = index + 1 < stamps.invites.count ? stamps.invites[index + 1].at : nil
+          let cancel = stamps.cancels[invite.callID]
+          let ring = records.first { record in record.at >= invite.at && (next.map { record.at < $0 } ?? true) }
+          guard let ring, cancel.map({ ring.at <= $0 }) ?? true else {
+            failures += 1
+            continue
+          }
+          if index >= skip { latencies.append(invite.at.duration(to: ring.at).milliseconds) }
         }
-        if index >= warmUpCalls { latencies.append(invite.at.duration(to: ring.at).milliseconds) }
+        failures += max(0, total - stamps.invites.count)
+        inviteSeries.append(latencies)
       }
-      failures += max(0, total - stamps.invites.count)
 
       // The control socket in the same daemon, for comparison.
       var socket: [Double] = []
@@ -133,7 +155,7 @@ enum SIPBench {
       await daemon.stop()
       await board.stop()
       return Figures(
-        invite: Summary(latencies), socketCall: Summary(socket), failures: failures,
+        inviteSeries: inviteSeries, socketCall: Summary(socket), failures: failures,
         sequentialStatus: sequentialStatus, placed: burstCalls, rang: rang, stopped: stopped, recorded: recorded,
         burstStatus: burstStatus)
     } catch {

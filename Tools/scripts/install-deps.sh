@@ -36,6 +36,13 @@ if [ "${CALLALERT_SKIP_PEERS:-0}" != 1 ]; then
   command -v dbus-run-session >/dev/null 2>&1 || missing+=(dbus)
   command -v ip >/dev/null 2>&1 || [ -x /usr/sbin/ip ] || missing+=(iproute2)
   command -v wrk >/dev/null 2>&1 || missing+=(wrk)
+  # make bench's per-request counts: perf's tracepoints (system calls, context switches) and valgrind's callgrind
+  # (instructions); the bench says "not measured" without them. perf is linux-perf on Debian,
+  # linux-tools-generic on Ubuntu.
+  if ! command -v perf >/dev/null 2>&1; then
+    if apt-cache show linux-perf >/dev/null 2>&1; then missing+=(linux-perf); else missing+=(linux-tools-generic); fi
+  fi
+  command -v valgrind >/dev/null 2>&1 || missing+=(valgrind)
   # The page's browser test (Tools/scripts/check-page.sh): Debian's chromium and its driver, and Selenium.
   [ -x /usr/bin/chromium ] || missing+=(chromium)
   [ -x /usr/bin/chromedriver ] || missing+=(chromium-driver)
