@@ -39,61 +39,58 @@ public enum COBS {
   /// Writes the COBS encoding of `parts`, one after another, to `output` (room for ``maxEncodedCount(_:)`` of
   /// them all); the bytes written.
   static func encode(_ parts: [UnsafeBufferPointer<UInt8>], into output: UnsafeMutablePointer<UInt8>) -> Int {
-    var total = 0
-    for part in parts {
-      if let source = part.baseAddress { (output + 1 + total).update(from: source, count: part.count) }
-      total += part.count
-    }
-    if let written = encodeInPlace(output, count: total) { return written }
+    if let written = encodeByWords(parts, into: output) { return written }
     var writer = COBSWriter(output)
     for part in parts { writer.add(part) }
     return writer.finish()
   }
 
-  /// Encodes the `count` bytes at `output + 1` where they lie; the bytes written, or nil (and the bytes left as
-  /// they were) when a run of 254 bytes without a zero may be there, which needs extra code bytes.
+  /// Encodes `parts` in one forward pass, eight bytes at a time; the bytes written, or nil when a block reaches
+  /// 254 data bytes (no zero in 254 bytes), which needs a code byte the output has no room for here: the block
+  /// writer encodes those frames.
   ///
-  /// Walking backwards, a zero's code is the distance to the next zero, so the encoding is the input shifted by one
-  /// with each zero replaced by the code of the block after it, in one pass without a branch per byte: only a
-  /// select carries from byte to byte. That holds while every block has at most 253 data bytes; a first pass over
-  /// 8-byte words makes sure (any run of 254 spans 30 whole words without a zero).
-  static func encodeInPlace(_ output: UnsafeMutablePointer<UInt8>, count: Int) -> Int? {
-    let bytes = output + 1
-    let raw = UnsafeRawPointer(bytes)
-    var run = 0
-    var longest = 0
-    var offset = 0
-    while count - offset >= 8 {
-      let word = raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-      // Exact: the high bit of a byte is set when that byte is not zero.
-      let nonZero = (((word & 0x7F7F_7F7F_7F7F_7F7F) &+ 0x7F7F_7F7F_7F7F_7F7F) | word) & 0x8080_8080_8080_8080
-      run = nonZero == 0x8080_8080_8080_8080 ? run &+ 1 : 0
-      longest = run > longest ? run : longest
-      offset += 8
+  /// Each word is read from the input and stored whole at its place in the output, shifted by one; the zeros in
+  /// it are found by a bit trick and each one, now the code byte of the block after it, closes the block before
+  /// it by writing that block's length into the previous code byte. No byte of the output is read back, and the
+  /// work is per word and per zero, not per byte.
+  static func encodeByWords(_ parts: [UnsafeBufferPointer<UInt8>], into output: UnsafeMutablePointer<UInt8>) -> Int? {
+    let low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+    var codeAt = 0  // the open block's code byte
+    var written = 1
+    for part in parts {
+      guard let source = part.baseAddress else { continue }
+      let count = part.count
+      var read = 0
+      while count - read >= 8 {
+        let word = UnsafeRawPointer(source + read).loadUnaligned(as: UInt64.self)
+        UnsafeMutableRawPointer(output + written).storeBytes(of: word, as: UInt64.self)
+        // Exact: the high bit of a byte is set when that byte is zero.
+        var zeros = ~((((word & low7) &+ low7) | word) | low7)
+        while zeros != 0 {
+          let at = written &+ (zeros.trailingZeroBitCount &>> 3)
+          guard at &- codeAt <= 254 else { return nil }
+          output[codeAt] = UInt8(truncatingIfNeeded: at &- codeAt)
+          codeAt = at
+          zeros &= zeros &- 1
+        }
+        written &+= 8
+        read &+= 8
+        guard written &- codeAt <= 254 else { return nil }
+      }
+      while read < count {
+        let byte = source[read]
+        output[written] = byte
+        if byte == 0 {
+          output[codeAt] = UInt8(truncatingIfNeeded: written &- codeAt)
+          codeAt = written
+        }
+        written &+= 1
+        read &+= 1
+        guard written &- codeAt <= 254 else { return nil }
+      }
     }
-    guard longest < 30 else { return nil }
-    var nextZero = count  // where the block after the current byte ends: the next zero, or the end
-    var position = count
-    @inline(__always) func step(_ at: Int) {
-      let byte = bytes[at]
-      let isZero = byte == 0
-      bytes[at] = isZero ? UInt8(truncatingIfNeeded: nextZero &- at) : byte
-      nextZero = isZero ? at : nextZero
-    }
-    // Four bytes per turn of the loop, then the rest: fewer counter updates and branches per byte.
-    while position >= 4 {
-      position &-= 4
-      step(position &+ 3)
-      step(position &+ 2)
-      step(position &+ 1)
-      step(position)
-    }
-    while position > 0 {
-      position &-= 1
-      step(position)
-    }
-    output[0] = UInt8(truncatingIfNeeded: nextZero &+ 1)
-    return count + 1
+    output[codeAt] = UInt8(truncatingIfNeeded: written &- codeAt)
+    return written
   }
 
   /// The byte-by-byte encoder, for collections without contiguous storage.

@@ -99,6 +99,23 @@ import Testing
     }
   }
 
+  /// The word-at-a-time encoder at the 254-byte limit: zero-free runs of 252 to 256 bytes, starting at every
+  /// offset within a word, with zeros or the end around them, give what the byte loop gives.
+  @Test func theEncodersAgreeAtTheLongestBlock() {
+    for run in 252...256 {
+      for lead in 0..<9 {
+        for tail in [[], [0], [0, 5], [9, 0, 0]] as [[UInt8]] {
+          let raw = [UInt8](repeating: 0, count: lead) + [UInt8](repeating: 0x5A, count: run) + tail
+          var fast: [UInt8] = []
+          COBS.encode(raw, into: &fast)
+          var slow: [UInt8] = []
+          COBS.encode(raw.lazy.map { $0 }, into: &slow)
+          #expect(fast == slow, "run \(run) after \(lead) zeros, then \(tail)")
+        }
+      }
+    }
+  }
+
   @Test func frameEncodingPathsAgree() throws {
     var random = SplitMix64(seed: 0xF4A)
     var payloads = [0, 1, 16, 253, 254, 255, 1_024].map { count in

@@ -42,11 +42,11 @@ enum CodecPaths {
     return CRCPath(implementation: name, reason: reason)
   }
 
-  /// How the COBS encoder and decoder would take each of `raws` (frames before COBS): the in-place backward pass
-  /// unless a run of 30 whole 8-byte words without a zero (so maybe 254 bytes) sends it to the block writer; and
-  /// the decoder's blocks copied 16 bytes at once (at most 16 data bytes) or by memmove.
+  /// How the COBS encoder and decoder would take each of `raws` (frames before COBS): the forward pass word by
+  /// word unless a run of 254 bytes without a zero (a block that needs its own code byte) sends it to the block
+  /// writer; and the decoder's blocks copied 16 bytes at once (at most 16 data bytes) or by memmove.
   struct COBSPaths: Sendable {
-    var inPlace = 0
+    var byWords = 0
     var fallback = 0
     var shortBlocks = 0
     var longBlocks = 0
@@ -55,13 +55,11 @@ enum CodecPaths {
       for raw in raws {
         var run = 0
         var longest = 0
-        var offset = 0
-        while raw.count - offset >= 8 {
-          run = raw[offset..<offset + 8].contains(0) ? 0 : run + 1
+        for byte in raw {
+          run = byte == 0 ? 0 : run + 1
           longest = max(longest, run)
-          offset += 8
         }
-        if longest < 30 { inPlace += 1 } else { fallback += 1 }
+        if longest < 254 { byWords += 1 } else { fallback += 1 }
         var block = 0
         for byte in raw {
           if byte == 0 || block == 254 {
@@ -76,13 +74,13 @@ enum CodecPaths {
     }
 
     var text: String {
-      "encode: \(inPlace) in place (backward pass), \(fallback) by the block writer (a run of 254 without a zero); "
+      "encode: \(byWords) word by word (forward pass), \(fallback) by the block writer (a run of 254 without a zero); "
         + "decode: \(shortBlocks) blocks copied 16 B at once, \(longBlocks) by memmove"
     }
 
     var json: JSONValue {
       .object([
-        ("encode_in_place_frames", .int(inPlace)), ("encode_block_writer_frames", .int(fallback)),
+        ("encode_word_pass_frames", .int(byWords)), ("encode_block_writer_frames", .int(fallback)),
         ("decode_short_blocks", .int(shortBlocks)), ("decode_memmove_blocks", .int(longBlocks)),
       ])
     }
