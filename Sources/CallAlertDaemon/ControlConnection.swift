@@ -7,6 +7,25 @@ import SystemPackage
   import Darwin
 #endif
 
+/// What a control connection's read brought. Declared outside the connection, which is generic over its clock,
+/// so that its layout is known when compiled, not looked up at run time on each read.
+enum ControlConnectionRead: Equatable {
+  /// Bytes, at most one read's worth.
+  case bytes([UInt8])
+  /// The client will send no more: it closed or half-closed (`shutdown(SHUT_WR)`), or the socket failed.
+  case end
+}
+
+/// Why the daemon closed a control connection.
+enum ControlConnectionClose: Equatable, Sendable {
+  /// The exchange is over (the client sent its last line and got its answers, or went away).
+  case finished
+  /// The client did not read its answers and its output buffer filled up.
+  case outputFull
+  /// The client was silent for the idle timeout.
+  case idle
+}
+
 /// One client of the control socket, with bounded memory whatever the client does.
 ///
 /// Reading is on demand: the socket is read only when the server asks for the next chunk (``receive()``), so a
@@ -23,22 +42,9 @@ import SystemPackage
 @EventLoopActor
 final class ControlConnection<C: Clock<Duration>> {
   /// What a read brought.
-  enum Received: Equatable {
-    /// Bytes, at most one read's worth.
-    case bytes([UInt8])
-    /// The client will send no more: it closed or half-closed (`shutdown(SHUT_WR)`), or the socket failed.
-    case end
-  }
-
+  typealias Received = ControlConnectionRead
   /// Why the daemon closed a connection.
-  enum CloseReason: Equatable, Sendable {
-    /// The exchange is over (the client sent its last line and got its answers, or went away).
-    case finished
-    /// The client did not read its answers and its output buffer filled up.
-    case outputFull
-    /// The client was silent for the idle timeout.
-    case idle
-  }
+  typealias CloseReason = ControlConnectionClose
 
   /// The name in logs and error lines, such as `socket#3`.
   let name: String

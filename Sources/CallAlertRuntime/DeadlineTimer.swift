@@ -21,26 +21,13 @@ public final class DeadlineTimer<C: Clock>: Sendable where C.Duration == Duratio
   public let clock: C
   /// The instant ``nowMs`` counts from.
   public let start: C.Instant
-  private let state = Mutex(State())
+  private let state = Mutex(DeadlineTimerState())
   /// Sets the alarm (nil: disarms it); nil without an alarm.
   private let alarm: (@Sendable (C.Instant?) -> Void)?
 
   /// How to make an alarm: given what to call when it rings (from any thread), how to set it; nil when none
   /// can be made (the timer then sleeps on the clock).
   public typealias AlarmFactory = (_ ring: @escaping @Sendable () -> Void) -> (@Sendable (C.Instant?) -> Void)?
-
-  private struct State {
-    /// The deadline, nil when none.
-    var target: C.Instant?
-    /// The loop waits for the alarm: a deadline earlier than ``alarmAt`` moves the alarm.
-    var waitsForAlarm = false
-    /// When the alarm will ring; nil when it is not set (or rang).
-    var alarmAt: C.Instant?
-    /// Bumped when the deadline moves earlier (or appears), or the loop's sleep ends: the loop must look again.
-    var generation: UInt64 = 0
-    /// The loop, while it waits for the deadline to move.
-    var waiter: CheckedContinuation<Void, Never>?
-  }
 
   /// Creates a timer whose ``nowMs`` reads 0 now; with `alarm`, it waits for the alarm instead of sleeping on
   /// the clock.
@@ -90,12 +77,11 @@ public final class DeadlineTimer<C: Clock>: Sendable where C.Duration == Duratio
 
   /// The pending deadline in milliseconds since ``start``; nil when none. For tests.
   public var scheduledMs: UInt64? {
-    state.withLock { $0.target }.map { Self.milliseconds(start.duration(to: $0)) }
+    state.withLock { $0.target }
   }
 
   /// Sets the next deadline (nil: none), replacing the previous one.
-  public func schedule(atMs ms: UInt64?) {
-    let target = ms.map { instant(atMs: $0) }
+  public func schedule(atMs target: UInt64?) {
     let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
       let earlier =
         if let target { state.target.map { target < $0 } ?? true } else { false }
@@ -105,7 +91,7 @@ public final class DeadlineTimer<C: Clock>: Sendable where C.Duration == Duratio
         // look again.
         if let target, state.alarmAt.map({ target < $0 }) ?? true {
           state.alarmAt = target
-          alarm?(target)
+          alarm?(instant(atMs: target))
         }
         return nil
       }
@@ -134,7 +120,7 @@ public final class DeadlineTimer<C: Clock>: Sendable where C.Duration == Duratio
         await changed(since: generation)
         continue
       }
-      if clock.now < target, let alarm {
+      if nowMs < target, let alarm {
         // The alarm is set for the deadline unless it rings sooner already (under the lock, so no change
         // slips between); its ring or cancellation ends the wait, and an earlier deadline moves it.
         let armed = state.withLock { state in
@@ -142,7 +128,7 @@ public final class DeadlineTimer<C: Clock>: Sendable where C.Duration == Duratio
           state.waitsForAlarm = true
           if state.alarmAt.map({ target < $0 }) ?? true {
             state.alarmAt = target
-            alarm(target)
+            alarm(instant(atMs: target))
           }
           return true
         }
@@ -150,10 +136,11 @@ public final class DeadlineTimer<C: Clock>: Sendable where C.Duration == Duratio
         state.withLock { $0.waitsForAlarm = false }
         continue
       }
-      if clock.now < target {
+      if nowMs < target {
         // The sleep is a child so that an earlier deadline can end it; the loop itself waits for whichever
         // comes first, the sleep's end (which wakes it like a change) or the change, without a task hop more.
         let clock = self.clock
+        let target = instant(atMs: target)
         await withTaskGroup(of: Void.self) { group in
           group.addTask {
             do { try await clock.sleep(until: target, tolerance: nil) } catch { return }
@@ -203,4 +190,20 @@ public final class DeadlineTimer<C: Clock>: Sendable where C.Duration == Duratio
       waiter?.resume()
     }
   }
+}
+
+/// What a ``DeadlineTimer`` guards with its lock, in milliseconds since the timer was made rather than in its
+/// clock's instants: a type that does not depend on the clock is laid out once, not looked up at run time on
+/// each deadline set by code that is generic over the clock.
+private struct DeadlineTimerState {
+  /// The deadline, nil when none.
+  var target: UInt64?
+  /// The loop waits for the alarm: a deadline earlier than ``alarmAt`` moves the alarm.
+  var waitsForAlarm = false
+  /// When the alarm will ring; nil when it is not set (or rang).
+  var alarmAt: UInt64?
+  /// Bumped when the deadline moves earlier (or appears), or the loop's sleep ends: the loop must look again.
+  var generation: UInt64 = 0
+  /// The loop, while it waits for the deadline to move.
+  var waiter: CheckedContinuation<Void, Never>?
 }
