@@ -133,7 +133,7 @@ package enum Timestamp {
   }
 
   /// The date of a day count since 1970-01-01 (`civil_from_days`).
-  private static func civilFromDays(_ days: Int) -> (year: Int, month: Int, day: Int) {
+  static func civilFromDays(_ days: Int) -> (year: Int, month: Int, day: Int) {
     let z = days + 719_468
     let era = (z >= 0 ? z : z - 146_096) / 146_097
     let dayOfEra = z - era * 146_097
