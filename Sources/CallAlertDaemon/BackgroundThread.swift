@@ -1,4 +1,5 @@
 import Dispatch
+// Full Foundation, not FoundationEssentials: Thread.
 import Foundation
 import Synchronization
 

@@ -3,9 +3,18 @@ import CallAlertControl
 import CallAlertEngine
 import CallAlertTransport
 import CallAlertValues
+// Full Foundation, not FoundationEssentials: Duration's unit formatting (FoundationInternationalization).
 import Foundation
 import Logging
 import ServiceLifecycle
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// The phone systems of the config's `sources:` (FRITZ!Box call monitor, Asterisk AMI): one client each,
 /// feeding the alert service, logging what each does under its name, and reporting each one's health for

@@ -1,3 +1,4 @@
+// Full Foundation, not FoundationEssentials: Thread and DispatchSemaphore.
 import Foundation
 import Logging
 import Synchronization

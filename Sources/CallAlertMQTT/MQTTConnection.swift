@@ -1,6 +1,15 @@
 import CMosquitto
+// Full Foundation, not FoundationEssentials: NSCondition.
 import Foundation
 import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// One connection to an MQTT broker through libmosquitto, whose own network thread (`mosquitto_loop_start`)
 /// owns the socket: it sleeps in `select` until the broker sends something or the keepalive is due (idle

@@ -1,6 +1,11 @@
 import ArgumentParser
 import CallAlertDoctor
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 extension CallAlertCommand {
   /// `callalert doctor`: what is wrong with this setup, and how to fix it.

@@ -7,8 +7,17 @@ import CallAlertInputs
 import CallAlertSimulation
 import CallAlertText
 import CallAlertValues
+// Full Foundation, not FoundationEssentials: FileHandle.
 import Foundation
 import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// Where the daemon's socket is: --socket, or the config's, or the default.
 struct SocketOption: ParsableArguments {

@@ -2,8 +2,17 @@ import ArgumentParser
 import CallAlertClient
 import CallAlertPatterns
 import CallAlertProtocol
+// Full Foundation, not FoundationEssentials: FileHandle and the file errors' localizedDescription.
 import Foundation
 import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 extension CallAlertCommand {
   /// `callalert patterns …`: check, list, pull and draw ring patterns.

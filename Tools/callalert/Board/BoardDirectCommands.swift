@@ -1,7 +1,20 @@
 import ArgumentParser
 import CallAlertClient
 import CallAlertProtocol
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 extension CallAlertCommand.Board {
   /// `callalert board info`.

@@ -4,8 +4,18 @@ import CallAlertLights
 import CallAlertPatterns
 import CallAlertProtocol
 import CallAlertSimulation
+import CallAlertText
+// Full Foundation, not FoundationEssentials: FileHandle.
 import Foundation
 import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 extension LightKind: ExpressibleByArgument {}
 
@@ -86,7 +96,7 @@ extension CallAlertCommand.Board {
       let light = try VirtualLight(
         kind: kind, name: "virtual \(kind.displayName)", timeline: timeline, clock: clock,
         onReceive: { received in
-          let seconds = String(format: "%9.3f s", Double(received.ms) / 1_000)
+          let seconds = PrintfText.format("%9.3f s", Double(received.ms) / 1_000)
           print(
             "\(seconds)  \(received.report.channel.rawValue) \(received.report.hex.prefix(24))  \(received.meaning)")
         })

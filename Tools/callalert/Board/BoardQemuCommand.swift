@@ -1,8 +1,17 @@
 import ArgumentParser
 import CallAlertQemu
 import CallAlertSerial
+// Full Foundation, not FoundationEssentials: FileHandle.
 import Foundation
 import SystemPackage
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 extension CallAlertCommand.Board {
   /// `callalert board qemu`: the Embedded Swift firmware in QEMU, its UART behind a pseudo-terminal.

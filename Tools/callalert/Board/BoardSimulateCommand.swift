@@ -4,11 +4,21 @@ import CallAlertClient
 import CallAlertLights
 import CallAlertProtocol
 import CallAlertSerial
+import CallAlertText
 import CallAlertTransport
 import CallAlertVirtualBoard
 import Dispatch
+// Full Foundation, not FoundationEssentials: FileHandle.
 import Foundation
 import SystemPackage
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 extension CallAlertCommand.Board {
   /// `callalert board simulate`: the board's firmware core behind a pseudo-terminal.
@@ -169,7 +179,7 @@ extension CallAlertCommand.Board {
 /// Keys typed on standard input (a line each): b presses the button for 100 ms, l long-presses it, r reboots.
 private func readKeys<C: Clock>(runner: VirtualBoardRunner<C>) async where C.Duration == Duration {
   while let line = await Task.detached(operation: { readLine() }).value {
-    switch line.trimmingCharacters(in: .whitespaces) {
+    switch line.trimmingWhitespace() {
     case "b":
       await runner.setButton(down: true)
       try? await Task.sleep(for: .milliseconds(100))
