@@ -1,12 +1,17 @@
 import CallAlertBridges
 import CallAlertControl
 import CallAlertEngine
+import CallAlertText
 import CallAlertTransport
 import CallAlertValues
-// Full Foundation, not FoundationEssentials: Duration's unit formatting (FoundationInternationalization).
-import Foundation
 import Logging
 import ServiceLifecycle
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 #if canImport(Glibc)
   import Glibc
@@ -74,7 +79,7 @@ public final class BridgeService<C: Clock>: Sendable where C.Duration == Duratio
       logger.notice("source \(source): \(text)")
     case .failing(let reason, let retryIn):
       logger.warning(
-        "source \(source): \(reason); next attempt in \(retryIn.formatted(.units(allowed: [.seconds, .milliseconds], width: .narrow)))"
+        "source \(source): \(reason); next attempt in \(DurationText.secondsAndMilliseconds(retryIn))"
       )
     case .unreadable(let offset, let error):
       logger.warning("source \(source): skipped what could not be read at offset \(offset), \(error)")

@@ -34,6 +34,25 @@ import Testing
   }
 
   @Test(arguments: [
+    0, 1, 250, 999, 1_000, 1_500, 4_000, 30_000, 59_999, 60_000, 61_500, 125_000, 3_600_000, 3_723_500,
+    1_234_567_890,
+  ])
+  func retryDurationsAsFoundationFormattedThem(milliseconds: Int64) {
+    let duration = Duration.milliseconds(milliseconds)
+    #expect(
+      DurationText.secondsAndMilliseconds(duration)
+        == duration.formatted(.units(allowed: [.seconds, .milliseconds], width: .narrow)))
+  }
+
+  @Test func retryDurationsRoundToTheNearestMillisecond() {
+    #expect(DurationText.secondsAndMilliseconds(.microseconds(1_499)) == "1ms")
+    #expect(DurationText.secondsAndMilliseconds(.microseconds(1_501)) == "2ms")
+    #expect(DurationText.secondsAndMilliseconds(.microseconds(2_500)) == "2ms")
+    #expect(DurationText.secondsAndMilliseconds(.microseconds(3_500)) == "4ms")
+    #expect(DurationText.secondsAndMilliseconds(.milliseconds(-5)) == "0ms")
+  }
+
+  @Test(arguments: [
     "abc", "a%20b", "%41%62%63", "caf%C3%A9", "call%2Fone", "a+b", "%", "%4", "%zz", "%4g", "%FF", "%C3",
     "100%25", "", "%e2%82%ac",
   ])
