@@ -11,6 +11,7 @@ extension CallAlertCommand {
   /// `callalert doctor`: what is wrong with this setup, and how to fix it.
   struct Doctor: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "doctor",
       abstract: "Check the setup and say how to fix what is wrong.",
       discussion: """
         Checks, in order: the config file loads; the daemon answers on its control socket, and the socket's \

@@ -16,6 +16,7 @@ extension CallAlertCommand {
   /// `callalert ports`: serial ports, and which are CallAlert boards.
   struct Ports: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "ports",
       abstract: "List serial ports and mark those that answer as CallAlert boards; list the USB lights.",
       discussion: """
         Ports with CallAlert's USB IDs (1209:ca11), USB CDC-ACM ports and the virtual board's link are probed \

@@ -23,6 +23,7 @@ extension CallAlertCommand.Board {
   /// `callalert board light`: one report to a real light, to check it works and is reachable.
   struct Light: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "light",
       abstract: "Show a colour on a USB light (or turn it off), to check it works.",
       discussion: """
         Finds the light by --path (its hidraw node), else by --serial, else takes the first of its kind, and \

@@ -24,6 +24,7 @@ extension CallAlertCommand.Board {
   /// `callalert board simulate`: the board's firmware core behind a pseudo-terminal.
   struct Simulate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "simulate",
       abstract: "Run a virtual board behind a pseudo-terminal until SIGINT or SIGTERM.",
       discussion: """
         Prints the pseudo-terminal's path (and makes --link a symbolic link to it); any host can open it \
