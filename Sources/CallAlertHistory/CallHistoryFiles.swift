@@ -138,14 +138,11 @@ public enum CallHistoryFiles {
     close(descriptor)
   }
 
-  /// `20261123T212200Z`: sorts by time, and has no character a shell or a file system minds.
+  /// `20261123T212200Z`: sorts by time, and has no character a shell or a file system minds. Taken from the
+  /// UTC timestamp's digits rather than a `Calendar` in UTC: FoundationEssentials alone knows no zone by
+  /// name, not even UTC.
   static func stamp(_ date: Date) -> String {
-    var calendar = Calendar(identifier: .gregorian)
-    calendar.timeZone = TimeZone(identifier: "UTC")!
-    let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
-    func two(_ value: Int?) -> String { (value ?? 0) < 10 && (value ?? 0) >= 0 ? "0\(value ?? 0)" : "\(value ?? 0)" }
-    return
-      "\(parts.year ?? 0)\(two(parts.month))\(two(parts.day))T\(two(parts.hour))\(two(parts.minute))\(two(parts.second))Z"
+    String(Timestamp.iso8601(date).prefix(19).filter { $0 != "-" && $0 != ":" }) + "Z"
   }
 
   private static func makeFolders(_ folder: String, for path: String) throws(CallHistoryError) {
