@@ -39,9 +39,20 @@ public enum DetachedThread {
     return true
   }
 
-  /// The new thread's first function: takes its ``Start`` back, names itself, runs the body.
-  private static let entry: @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { context in
-    guard let context else { return nil }
+  /// The new thread's first function (pthread's signature differs between Glibc and Darwin).
+  #if canImport(Darwin)
+    private static let entry: @convention(c) (UnsafeMutableRawPointer) -> UnsafeMutableRawPointer? = { context in
+      run(context)
+    }
+  #else
+    private static let entry: @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { context in
+      guard let context else { return nil }
+      return run(context)
+    }
+  #endif
+
+  /// Takes the thread's ``Start`` back, names the thread, runs the body.
+  private static func run(_ context: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer? {
     let start = Unmanaged<Start>.fromOpaque(context).takeRetainedValue()
     nameThisThread(start.name)
     start.body()
