@@ -1,6 +1,4 @@
 import CMosquitto
-// Full Foundation, not FoundationEssentials: NSCondition.
-import Foundation
 import Synchronization
 
 #if canImport(Glibc)
@@ -82,7 +80,7 @@ public final class MQTTConnection: Sendable {
     /// Signalled when the reader takes a message (``MQTTConnectionEvents``) or the connection closes. A
     /// condition, not a semaphore: libdispatch traps when a semaphore below its starting value is freed,
     /// which a connection closed with messages taken is.
-    let room = NSCondition()
+    let room = RoomCondition()
     /// Set when the connection closes: a message waiting for room gives up, so the thread can stop.
     let closing = Atomic(false)
     /// Messages queued and not yet taken.
@@ -97,7 +95,7 @@ public final class MQTTConnection: Sendable {
       defer { room.unlock() }
       while waiting.load(ordering: .relaxed) >= MQTTConnection.queuedMessages {
         if closing.load(ordering: .acquiring) { return false }
-        _ = room.wait(until: Date(timeIntervalSinceNow: 0.1))  // the closing flag is looked at again
+        room.wait(seconds: 0.1)  // the closing flag is looked at again
       }
       waiting.add(1, ordering: .relaxed)
       return true
