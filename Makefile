@@ -88,8 +88,10 @@ demo: deps
 ## bench: measure the codec, flashing and the daemon (latency and 32 boards in series interleaved with a C floor's,
 ## cap accuracy, idle CPU, wake-ups and RSS; per request, `callalert run`'s system calls and context switches under
 ## perf and its instructions under callgrind, when installed) with the machine's load; prints a table and writes
-## bench-results.json (docs/BENCH.md; never fails on timing; BENCH_ARGS="--keep-callgrind DIR" keeps the dumps); the page's weight, first render and call-to-alert time in chromium (bench-page.json, a debug build's
-## server); then the codec micro-benchmarks on ordo-one/benchmark (Benchmarks/). BENCH_ARGS for more, e.g. --only codec
+## bench-results.json (docs/BENCH.md; never fails on timing; BENCH_ARGS="--keep-callgrind DIR" keeps the dumps);
+## the page's weight, first render and call-to-alert time in chromium (bench-page.json, a debug build's server);
+## then the codec micro-benchmarks on ordo-one/benchmark (Benchmarks/). BENCH_ARGS for more, e.g. --only codec;
+## last the footprint (Tools/scripts/footprint.sh: the stripped binary and its modules' bytes, --version, idle RSS)
 bench: deps
 	$(SWIFT) build -c release --scratch-path .build-bench --product callalert-bench
 	$(SWIFT) build -c release --scratch-path .build-bench --product callalert-bench-floor
@@ -97,6 +99,7 @@ bench: deps
 	.build-bench/release/callalert-bench --json bench-results.json $(BENCH_ARGS)
 	@Tools/scripts/check-page.sh bench || echo "bench: the page's figures could not be measured (see above)"
 	@Tools/scripts/bench-codec-ordo.sh
+	@Tools/scripts/footprint.sh || echo "bench: the footprint could not be measured (see above)"
 
 ## soak: the reliability soak (minutes; not in CI): 10 000 calls through a faulty, unplugged line, kill -9 of the
 ## daemon mid-ring 100 times, then the chaos run (misbehaving clients, a descriptor limit, a broken stdout, a full

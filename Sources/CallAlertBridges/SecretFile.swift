@@ -1,4 +1,16 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// Reads a secret from its file (an AMI secret, a broker's or a SIP account's password, the HTTP API's bearer
 /// token), refusing a file others may read: each opens a phone system, a broker or the daemon itself.

@@ -1,6 +1,11 @@
 import CallAlertEngine
 import CallAlertValues
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 extension ControlRequest {
   /// The longest a do-not-disturb switch may be made for with `until`: 30 days. Longer than any holiday, short

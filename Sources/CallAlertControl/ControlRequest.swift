@@ -1,7 +1,20 @@
 import CallAlertEngine
 import CallAlertText
 import CallAlertValues
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// One request of the control protocol: a JSON object per line, on standard input and on the Unix control
 /// socket (see docs/CONFIG.md, "Control protocol").

@@ -1,6 +1,11 @@
 import CallAlertText
 import CallAlertValues
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 extension ControlResponse {
   /// The answer as one JSON line, without its newline: the only place a response becomes text.

@@ -1,7 +1,12 @@
 import CallAlertEngine
 import CallAlertText
 import CallAlertValues
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Writes engine events as lines for standard output and listeners: JSON (one object per line, for
 /// programs) or text (for people).

@@ -1,6 +1,19 @@
 import CallAlertText
 import CallAlertValues
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// Whether the call history is being written, as `status` reports it (`"history":{...}`), and as the
 /// daemon's `history` events say when it changes.
@@ -52,11 +65,9 @@ public struct HistoryHealth: Codable, Equatable, Sendable {
 
     /// `made again at 21:22:00 after it was removed, with its 1234 calls`, and where a replacing file went.
     public func text(timeZone: TimeZone = .current) -> String {
-      let time = DateFormatter()
-      time.dateFormat = "HH:mm:ss"
-      time.timeZone = timeZone
       let kept = keptAs.map { "; the file found in its place is kept as \($0)" } ?? ""
-      return "made again at \(time.string(from: at)) after it was \(reason.rawValue), with its \(calls) calls\(kept)"
+      return
+        "made again at \(Timestamp.clock(at, timeZone: timeZone)) after it was \(reason.rawValue), with its \(calls) calls\(kept)"
     }
   }
 
@@ -108,11 +119,9 @@ public struct HistoryHealth: Codable, Equatable, Sendable {
       let stamp = JSONText.quoted(Timestamp.iso8601(date))
       return #"{"event":"history","at":\#(stamp),"history":\#(ControlResponse.json(self) ?? "null")}"#
     case .text:
-      let time = DateFormatter()
-      time.dateFormat = "HH:mm:ss"
       let what = state == .ok ? "history ok: \(path ?? ":memory:")\(lost > 0 ? ", \(lost) lost" : "")" : summary
       let aside = movedAside.map { "; damaged file kept as \($0)" } ?? ""
-      return "\(time.string(from: date)) \(what)\(aside)\(recreated.map { "; \($0.text())" } ?? "")"
+      return "\(Timestamp.clock(date, timeZone: .current)) \(what)\(aside)\(recreated.map { "; \($0.text())" } ?? "")"
     }
   }
 }

@@ -1,6 +1,11 @@
 import CallAlertText
 import CallAlertValues
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 extension StatusReport.Source {
   /// The event line for a change of this source's state (a SIP account registered or failing, a phone system
@@ -17,9 +22,8 @@ extension StatusReport.Source {
       let stamp = JSONText.quoted(Timestamp.iso8601(date))
       return #"{"event":"source","at":\#(stamp),"source":\#(ControlResponse.json(self) ?? "null")}"#
     case .text:
-      let time = DateFormatter()
-      time.dateFormat = "HH:mm:ss"
-      return "\(time.string(from: date)) source \(name) (\(kind) \(address)): \(state)\(reason.map { ", \($0)" } ?? "")"
+      return
+        "\(Timestamp.clock(date, timeZone: .current)) source \(name) (\(kind) \(address)): \(state)\(reason.map { ", \($0)" } ?? "")"
     }
   }
 }

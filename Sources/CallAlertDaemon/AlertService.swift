@@ -9,8 +9,13 @@ import CallAlertSerial
 import CallAlertText
 import CallAlertTransport
 import CallAlertValues
-import Foundation
 import Logging
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// The daemon's heart: the alert engine, fed by every input, woken exactly at its deadlines, with its
 /// effects carried out by the board drivers and its events recorded and published.

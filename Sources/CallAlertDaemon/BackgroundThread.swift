@@ -1,5 +1,5 @@
+import CallAlertRuntime
 import Dispatch
-import Foundation
 import Synchronization
 
 #if canImport(Glibc)
@@ -68,10 +68,7 @@ final class BackgroundThread: Sendable {
   /// Starts the thread, by default in the idle class.
   init(name: String, priority: Priority = .idle) {
     let shared = self.shared
-    let thread = Thread { Self.run(shared, priority: priority) }
-    thread.name = name
-    thread.stackSize = 1 << 20
-    thread.start()
+    DetachedThread.start(name: name, stackSize: 1 << 20) { Self.run(shared, priority: priority) }
   }
 
   /// Runs `job` after the work handed in before it.

@@ -1,11 +1,25 @@
 import CallAlertBridges
 import CallAlertControl
 import CallAlertEngine
+import CallAlertText
 import CallAlertTransport
 import CallAlertValues
-import Foundation
 import Logging
 import ServiceLifecycle
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// The phone systems of the config's `sources:` (FRITZ!Box call monitor, Asterisk AMI): one client each,
 /// feeding the alert service, logging what each does under its name, and reporting each one's health for
@@ -65,7 +79,7 @@ public final class BridgeService<C: Clock>: Sendable where C.Duration == Duratio
       logger.notice("source \(source): \(text)")
     case .failing(let reason, let retryIn):
       logger.warning(
-        "source \(source): \(reason); next attempt in \(retryIn.formatted(.units(allowed: [.seconds, .milliseconds], width: .narrow)))"
+        "source \(source): \(reason); next attempt in \(DurationText.secondsAndMilliseconds(retryIn))"
       )
     case .unreadable(let offset, let error):
       logger.warning("source \(source): skipped what could not be read at offset \(offset), \(error)")

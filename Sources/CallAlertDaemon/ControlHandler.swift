@@ -1,8 +1,21 @@
 import CallAlertControl
 import CallAlertEngine
 import CallAlertValues
-import Foundation
 import Logging
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// Answers control requests, from the socket and from standard input alike: a typed ``ControlRequest`` in,
 /// a typed ``ControlResponse`` out. Bytes are read and written by ``ControlLineEndpoint``, at the edge.

@@ -1,4 +1,4 @@
-import Foundation
+import CallAlertRuntime
 
 #if canImport(Glibc)
   import Glibc
@@ -53,12 +53,10 @@ public enum ControlSocketClient {
   public static func request(_ line: String, path: String) async throws(ControlSocketError) -> String {
     let result = await withCheckedContinuation {
       (done: CheckedContinuation<Result<String, ControlSocketError>, Never>) in
-      let thread = Thread {
+      DetachedThread.start(name: "callalert control client") {
         done.resume(
           returning: Result { () throws(ControlSocketError) in try exchange(try connect(path), line, path: path) })
       }
-      thread.name = "callalert control client"
-      thread.start()
     }
     return try result.get()
   }

@@ -1,6 +1,19 @@
 import CallAlertValues
-import Foundation
 import Logging
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// The daemon's start and end as an operator sees them: one daemon per socket and history, a history of its
 /// own for `--simulate`, and calls closed as interrupted when it stops.

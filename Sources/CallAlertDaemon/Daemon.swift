@@ -6,11 +6,24 @@ import CallAlertProtocol
 import CallAlertSerial
 import CallAlertTransport
 import CallAlertValues
-import Foundation
 import Logging
 import ServiceLifecycle
 import Synchronization
 import UnixSignals
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// What `callalert run` was asked for on its command line; anything given overrides the config file.
 public struct DaemonOptions: Sendable {

@@ -2,9 +2,22 @@ import CallAlertControl
 import CallAlertEngine
 import CallAlertPatterns
 import CallAlertValues
-import Foundation
 import Logging
 import ServiceLifecycle
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// A service that rides on the daemon without the daemon knowing it (the HTTP API, in CallAlertHTTPDaemon):
 /// given what the daemon offers, it returns services for the group, or none when the config does not ask.

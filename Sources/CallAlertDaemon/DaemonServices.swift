@@ -1,9 +1,14 @@
 import CallAlertControl
 import CallAlertTransport
 import CallAlertValues
-import Foundation
 import Logging
 import ServiceLifecycle
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 #if canImport(Glibc)
   import Glibc

@@ -1,4 +1,5 @@
-import Foundation
+import CallAlertRuntime
+import Dispatch
 import Logging
 import Synchronization
 
@@ -48,9 +49,7 @@ final class EventPrinter: Sendable {
     let start = ContinuousClock.now
     self.now = now ?? { start.duration(to: .now) }
     state = Mutex(State(drops: DropReport(interval: reportInterval)))
-    let thread = Thread { [self] in writeLoop() }
-    thread.name = "callalert events"
-    thread.start()
+    DetachedThread.start(name: "callalert events") { [self] in writeLoop() }
   }
 
   /// Queues a line (a newline is added); never blocks.

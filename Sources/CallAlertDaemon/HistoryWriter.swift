@@ -2,9 +2,22 @@ import CallAlertControl
 import CallAlertEngine
 import CallAlertHistory
 import Dispatch
-import Foundation
 import Logging
 import Synchronization
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// The daemon's way to the call history, built so that the ringing never depends on the disk, and that a
 /// healthy disk loses nothing however fast calls come.

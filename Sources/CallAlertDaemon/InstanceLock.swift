@@ -1,5 +1,12 @@
-import Foundation
+import CallAlertText
+import CallAlertValues
 import Synchronization
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 #if canImport(Glibc)
   import Glibc
@@ -28,7 +35,7 @@ final class InstanceLock: Sendable {
     for resource: String, what: String, makingFolders: Bool = true
   ) throws(DaemonStartError) -> InstanceLock {
     let path = resource + ".lock"
-    let folder = (path as NSString).deletingLastPathComponent
+    let folder = PathText.deletingLastComponent(path)
     if makingFolders && !folder.isEmpty {
       try? FileManager.default.createDirectory(
         atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -76,6 +83,6 @@ final class InstanceLock: Sendable {
     var buffer = [UInt8](repeating: 0, count: 32)
     let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
     guard count > 0 else { return nil }
-    return Int32(String(decoding: buffer[0..<count], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+    return Int32(String(decoding: buffer[0..<count], as: UTF8.self).trimmingWhitespaceAndNewlines())
   }
 }

@@ -5,9 +5,22 @@ import CallAlertMQTT
 import CallAlertPatterns
 import CallAlertProtocol
 import CallAlertValues
-import Foundation
 import Logging
 import ServiceLifecycle
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// The daemon on an MQTT broker (docs/MQTT.md): calls in from `<base>/calls/<id>` (QoS 1, deduplicated),
 /// this host's state out as retained messages, acknowledgements and do-not-disturb shared with every host,

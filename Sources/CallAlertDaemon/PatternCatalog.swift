@@ -1,7 +1,20 @@
 import CallAlertPatterns
 import CallAlertText
 import CallAlertValues
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// The patterns a configuration can name: its pattern file (`patterns.file`), compiled for the boards,
 /// and the built-in patterns. Loading it checks every name the configuration uses, so that a typo is an

@@ -1,4 +1,4 @@
-import Foundation
+import CallAlertRuntime
 
 #if canImport(Glibc)
   import Glibc
@@ -12,7 +12,7 @@ enum StandardInputReader {
   /// Lines of standard input until end of file.
   static func lines() -> AsyncStream<LineSplitter.Line> {
     let (stream, continuation) = AsyncStream.makeStream(of: LineSplitter.Line.self)
-    let thread = Thread {
+    DetachedThread.start(name: "callalert stdin") {
       var splitter = LineSplitter()
       var buffer = [UInt8](repeating: 0, count: 16 * 1024)
       while true {
@@ -24,8 +24,6 @@ enum StandardInputReader {
       for line in splitter.finish() { continuation.yield(line) }
       continuation.finish()
     }
-    thread.name = "callalert stdin"
-    thread.start()
     return stream
   }
 }

@@ -4,7 +4,12 @@ import CallAlertEngine
 import CallAlertInputs
 import CallAlertText
 import CallAlertValues
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// `callalert doctor`: checks, one after the other, what a working setup needs and says how to fix what
 /// is not: the config loads; the daemon answers on its socket and the socket's mode is sane; the udev rule
@@ -113,7 +118,7 @@ public struct Doctor<System: DoctorSystem>: Sendable {
 
   /// The history: the file writable, or its folder creatable.
   func historyFinding(_ path: String) -> DoctorFinding {
-    let folder = (path as NSString).deletingLastPathComponent
+    let folder = PathText.deletingLastComponent(path)
     if let facts = system.facts(path) {
       guard facts.kind == .regular else {
         return DoctorFinding("history", .error, "\(path) is not a file", fix: "set history.path to a file's path")
@@ -128,7 +133,7 @@ public struct Doctor<System: DoctorSystem>: Sendable {
     }
     var existing = folder
     while system.facts(existing) == nil && existing != "/" && !existing.isEmpty {
-      existing = (existing as NSString).deletingLastPathComponent
+      existing = PathText.deletingLastComponent(existing)
     }
     if system.canWrite(existing) {
       return DoctorFinding(

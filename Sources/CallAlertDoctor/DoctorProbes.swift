@@ -6,7 +6,12 @@ import CallAlertHID
 import CallAlertProtocol
 import CallAlertSerial
 import CallAlertTransport
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 #if canImport(Glibc)
   import Glibc

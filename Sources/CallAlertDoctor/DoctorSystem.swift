@@ -1,4 +1,10 @@
-import Foundation
+import CallAlertText
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 #if canImport(Glibc)
   import Glibc
@@ -132,7 +138,7 @@ public struct LiveDoctorSystem: DoctorSystem {
   public func isRunning(_ processName: String) -> Bool {
     entries(of: "/proc").contains { entry in
       entry.allSatisfy(\.isNumber)
-        && readText("/proc/\(entry)/comm")?.trimmingCharacters(in: .whitespacesAndNewlines) == processName
+        && readText("/proc/\(entry)/comm")?.trimmingWhitespaceAndNewlines() == processName
     }
   }
 }

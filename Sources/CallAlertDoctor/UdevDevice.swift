@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// A device as udev sees it during an event: the device and its parents (`udevadm info --attribute-walk`)
 /// and its properties (`udevadm info --query=property`). Rules are matched against it by ``UdevRules``.
@@ -71,7 +75,7 @@ public struct UdevDevice: Equatable, Sendable {
           line[line.index(after: equals)...])
         continue
       }
-      guard !chain.isEmpty, let separator = line.range(of: "==") else { continue }
+      guard !chain.isEmpty, let separator = line.firstRange(of: "==") else { continue }
       let key = String(line[..<separator.lowerBound])
       var value = String(line[separator.upperBound...])
       if value.hasPrefix("\"") && value.hasSuffix("\"") && value.count >= 2 {

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// The fair call budget: each source its share of the active calls, room always for `critical` and local
 /// calls, and refusals summed per source and minute.

@@ -1,5 +1,10 @@
 import CallAlertProtocol
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Calls arriving, ending and being missed.
 extension AlertEngine {

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// When a do-not-disturb switch made until a time ends: the wall-clock moment it was made for, and the same
 /// moment on the monotonic clock, measured when it was made. Whichever comes first ends it: the monotonic one

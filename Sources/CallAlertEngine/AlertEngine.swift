@@ -1,5 +1,10 @@
 import CallAlertProtocol
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// The alert engine: a pure state machine that turns calls, hangups, acknowledgements and board news into
 /// board commands and events, the way a phone rings.

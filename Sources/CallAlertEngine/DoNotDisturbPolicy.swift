@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Decides whether do-not-disturb holds a call back, after the best phones: critical calls always ring;
 /// allowed callers, repeated callers and (when allowed) time-sensitive calls break through.

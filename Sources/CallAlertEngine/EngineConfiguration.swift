@@ -1,6 +1,11 @@
 import CallAlertLights
 import CallAlertProtocol
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Everything the engine's behaviour depends on; loaded from the config file (see `ConfigurationFile`).
 public struct EngineConfiguration: Equatable, Sendable {

@@ -1,5 +1,10 @@
 import CallAlertProtocol
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Something that happened, for the engine to act on.
 public enum EngineInput: Equatable, Sendable {

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// What the engine is doing at one moment, for `callalert status`.
 public struct EngineSnapshot: Equatable, Sendable {

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// How urgently a notification asks for attention, after Apple's `UNNotificationInterruptionLevel`
 /// (`aps.interruption-level` in a push payload).

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// The pattern and the boards a call rings with, chosen once when it starts ringing.
 struct PatternSelection: Equatable, Sendable {
@@ -19,7 +23,7 @@ struct PatternSelection: Equatable, Sendable {
     let matching = configuration.patternRules.filter {
       Self.matches($0, level: call.level, number: number, region: configuration.defaultRegion)
     }
-    let hint = call.patternHint.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+    let hint = call.patternHint.map(Self.trimmingSpaces) ?? ""
     pattern =
       matching.lazy.compactMap(\.pattern).first
       ?? (hint.isEmpty ? configuration.defaultPattern : .named(hint))
@@ -32,6 +36,19 @@ struct PatternSelection: Equatable, Sendable {
     // A rule naming only boards that are not configured would ring nowhere and lose the call; ringing every
     // board is the safer reading of a configuration mistake.
     boards = known.isEmpty ? configured : known
+  }
+
+  /// `text` without the tabs, space separators and zero-width spaces at either end, as
+  /// `trimmingCharacters(in: .whitespaces)` gave it (the engine imports no text module, and full Foundation
+  /// only for this would bring ICU).
+  private static func trimmingSpaces(_ text: String) -> String {
+    let isSpace = { (scalar: Unicode.Scalar) in
+      scalar == "\t" || scalar == "\u{200B}" || scalar.properties.generalCategory == .spaceSeparator
+    }
+    let scalars = text.unicodeScalars
+    guard let first = scalars.firstIndex(where: { !isSpace($0) }), let last = scalars.lastIndex(where: { !isSpace($0) })
+    else { return "" }
+    return String(Substring(scalars[first...last]))
   }
 
   private static func matches(_ rule: PatternRule, level: InterruptionLevel, number: String?, region: String) -> Bool {

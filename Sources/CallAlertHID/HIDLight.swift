@@ -1,6 +1,7 @@
 import CHIDAPI
 import CallAlertLights
 import Dispatch
+// Full Foundation, not FoundationEssentials: Thread.
 import Foundation
 import Synchronization
 

@@ -1,7 +1,13 @@
-import Foundation
+import CallAlertText
 internal import HTTPTypes
 internal import Hummingbird
 import Logging
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// In front of every route, judged from the request's head before any byte of its body is read: who may call
 /// from a browser, the bearer token (when one is configured; never for `/healthz`) or for Vonage's webhook its
@@ -114,12 +120,12 @@ struct APIMiddleware<Context: RequestContext>: RouterMiddleware {
     if let header = request.headers[.authorization] {
       let lowered = header.lowercased()
       if lowered.hasPrefix("bearer "),
-        ConstantTime.equal(Array(header.dropFirst(7).trimmingCharacters(in: .whitespaces).utf8), expected)
+        ConstantTime.equal(Array(header.dropFirst(7).trimmingWhitespace().utf8), expected)
       {
         return true
       }
       if webhook, lowered.hasPrefix("basic "),
-        let data = Data(base64Encoded: String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)),
+        let data = Data(base64Encoded: String(header.dropFirst(6)).trimmingWhitespace()),
         let text = String(data: data, encoding: .utf8), let colon = text.firstIndex(of: ":"),
         ConstantTime.equal(Array(text[text.index(after: colon)...].utf8), expected)
       {

@@ -1,9 +1,14 @@
 import CallAlertControl
 import CallAlertEngine
-import Foundation
 internal import Metrics
 internal import Prometheus
 import Synchronization
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// The daemon's metrics for `GET /metrics`: swift-metrics counters, gauges and timers made by
 /// swift-prometheus's factory over a registry of this API's own (not the process-wide one, so two daemons in

@@ -2,11 +2,24 @@ import CallAlertControl
 import CallAlertEngine
 import CallAlertText
 import CallAlertValues
-import Foundation
 internal import HTTPTypes
 internal import Hummingbird
 import Logging
 internal import NIOCore
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// The HTTP API's routes on a Hummingbird router: every request becomes a typed ``ControlRequest`` for the
 /// daemon's handler, every answer a typed ``ControlResponse`` written as JSON, every error an RFC 9457
@@ -205,7 +218,7 @@ struct HTTPAPI: Sendable {
   func events(_ request: Request) async -> Response {
     let header = request.headers[HTTPField.Name("Last-Event-ID")!]
     let query = request.uri.queryParameters["last_event_id"].map(String.init)
-    let lastID = (header ?? query).flatMap { UInt64($0.trimmingCharacters(in: .whitespaces)) }
+    let lastID = (header ?? query).flatMap { UInt64($0.trimmingWhitespace()) }
     let subscription = await feed.subscribe(after: lastID)
     let keepAlive = configuration.limits.eventKeepAlive
     var headers = HTTPFields()
@@ -311,7 +324,7 @@ struct HTTPAPI: Sendable {
   /// The `{id}` of the path, percent-decoded and checked as every call id is.
   static func callID(_ context: Context) throws(ProblemDocument) -> String {
     let raw = context.parameters.get("id") ?? ""
-    guard let id = raw.removingPercentEncoding else {
+    guard let id = PercentDecoding.decoded(raw) else {
       throw .badInput("'\(DisplayText.excerpt(raw))' is not a percent-encoded call id", field: "id", location: "path")
     }
     if let problem = CallID.problem(id) { throw .badInput(problem, field: "id", location: "path") }

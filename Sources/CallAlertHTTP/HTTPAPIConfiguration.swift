@@ -1,6 +1,11 @@
 import CallAlertControl
 import CallAlertEngine
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// What the HTTP API needs to know: where it listens, its secrets and limits. The daemon builds it from the
 /// config's `http:` section (docs/CONFIG.md) after reading the secrets' files.

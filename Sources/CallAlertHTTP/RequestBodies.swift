@@ -2,8 +2,13 @@ import CallAlertControl
 import CallAlertEngine
 import CallAlertText
 import CallAlertValues
-import Foundation
 internal import Hummingbird
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// `PUT /v1/dnd`'s body: `{"mode":"on"}`, `{"silent":true}`, or both; each becomes its control request. With
 /// `mode`, `until` (ISO 8601 or Unix time) ends the switch at that time (`{"mode":"on","until":"…"}`): then

@@ -1,6 +1,11 @@
 import CallAlertText
 import CallAlertValues
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Who may use the API from a browser, decided from a request's `Host`, `Origin` and `Content-Type` before
 /// anything else runs. Pure: the headers in, a refusal or nothing out.
@@ -50,7 +55,7 @@ public struct RequestOriginPolicy: Sendable {
     // A request with no body and no type (`curl -X POST .../ack`) has nothing to misread; a browser sends it
     // only with its Origin, refused above unless it is the server's own.
     if ["POST", "PUT", "PATCH", "DELETE"].contains(method), hasBody || contentType != nil {
-      let type = contentType.map { String($0.prefix { $0 != ";" }).trimmingCharacters(in: .whitespaces).lowercased() }
+      let type = contentType.map { String($0.prefix { $0 != ";" }).trimmingWhitespace().lowercased() }
       let webhook = path.hasPrefix("/v1/webhooks/")
       let accepted = webhook ? Self.webhookTypes : ["application/json"]
       guard let type, accepted.contains(type) else {
@@ -69,7 +74,7 @@ public struct RequestOriginPolicy: Sendable {
 
   /// The name in a `Host` header, without its port or IPv6 brackets, lower-cased.
   static func name(ofHost host: String) -> String {
-    let text = host.trimmingCharacters(in: .whitespaces).lowercased()
+    let text = host.trimmingWhitespace().lowercased()
     if text.hasPrefix("[") { return String(text.dropFirst().prefix { $0 != "]" }) }
     if text.filter({ $0 == ":" }).count == 1 { return String(text.prefix { $0 != ":" }) }
     return text

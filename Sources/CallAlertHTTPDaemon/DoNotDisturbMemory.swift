@@ -1,8 +1,21 @@
 import CallAlertControl
 import CallAlertEngine
 import CallAlertValues
-import Foundation
 import Logging
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// Keeps do-not-disturb as it was switched over HTTP (the page's buttons, `PUT /v1/dnd`) over a restart: a
 /// small JSON file beside the history (`history-dnd.json` for `history.sqlite`), written after each switch

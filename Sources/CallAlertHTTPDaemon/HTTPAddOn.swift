@@ -5,8 +5,21 @@ import CallAlertDoctor
 import CallAlertEngine
 import CallAlertHTTP
 import CallAlertValues
-import Foundation
 import ServiceLifecycle
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 extension DaemonAddOn {
   /// The HTTP API (CallAlertHTTP) on the daemon, when the config's `http:` or `--http` asks: its secrets

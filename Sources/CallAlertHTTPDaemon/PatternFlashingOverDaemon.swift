@@ -3,9 +3,18 @@ import CallAlertEngine
 import CallAlertHTTP
 import CallAlertPatterns
 import CallAlertValues
+// Full Foundation, not FoundationEssentials: the file errors' localizedDescription.
 import Foundation
 import Logging
 import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 extension DaemonAddOn {
   /// The page's *Save and flash* over the daemon, when the config names a pattern file: the text is built and

@@ -1,7 +1,20 @@
 import CallAlertEngine
 import CallAlertValues
-import Foundation
 internal import GRDB
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 extension CallHistory {
   /// The rows one commit makes, folded in memory until the commit: a call that rings and ends within the same
@@ -120,7 +133,7 @@ extension CallHistory {
         let note = "\(played) (fallback for \(CallHistory.describe(requested)) on \(board))"
         if let index = newRow(callID, outcomes: [.ringing]) {
           // As the statement below: SQLite's LIKE ignores the case of ASCII letters.
-          if let pattern = rows[index].pattern, pattern.range(of: " (fallback for ", options: .caseInsensitive) != nil {
+          if let pattern = rows[index].pattern, pattern.lowercased().contains(" (fallback for ") {
             rows[index].pattern = pattern + "; " + note
           } else {
             rows[index].pattern = note

@@ -1,6 +1,11 @@
 import CallAlertValues
-import Foundation
 internal import GRDB
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// How many calls a history holds, by outcome, and its oldest: what a long run checks (every call recorded
 /// with its outcome, none left ringing, nothing older than the retention) without reading every row.

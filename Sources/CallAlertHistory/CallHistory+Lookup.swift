@@ -1,5 +1,18 @@
-import Foundation
 internal import GRDB
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// A history that can say whether it holds a call: what the daemon asks before a provider's `ringing` rings,
 /// so that a request replayed after the engine forgot the call (its tombstone window) does not ring twice.

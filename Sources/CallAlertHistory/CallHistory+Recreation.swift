@@ -1,6 +1,19 @@
 import CallAlertValues
-import Foundation
 internal import GRDB
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 extension CallHistory {
   /// What ``recreate(at:)`` did.

@@ -1,7 +1,20 @@
 import CallAlertEngine
 import CallAlertValues
-import Foundation
 internal import GRDB
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// The call history: every call the engine reported, how it ended, and which missed calls still wait for
 /// acknowledgement. An SQLite database (GRDB), safe to use from any thread.

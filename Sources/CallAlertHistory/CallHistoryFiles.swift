@@ -1,4 +1,18 @@
-import Foundation
+import CallAlertValues
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// The history's files on disk, kept private: the folder is made `0700`, the database and its `-wal` and
 /// `-shm` companions are `0600` (SQLite gives its companions the database's own bits, so the database is
@@ -16,7 +30,7 @@ public enum CallHistoryFiles {
   /// database file `0600` when it is missing, and tightens the database and its companions when their bits
   /// let anyone but the owner in. Returns a line for the log per file it tightened.
   public static func prepare(path: String) throws(CallHistoryError) -> [String] {
-    let folder = (path as NSString).deletingLastPathComponent
+    let folder = PathText.deletingLastComponent(path)
     if !folder.isEmpty { try makeFolders(folder, for: path) }
     var notes: [String] = []
     var status = stat()
@@ -82,7 +96,7 @@ public enum CallHistoryFiles {
 
   /// Makes the folders up to `path` (each one `0700`), as ``prepare(path:)`` does, without touching the file.
   static func makeFolders(forFile path: String) throws(CallHistoryError) {
-    let folder = (path as NSString).deletingLastPathComponent
+    let folder = PathText.deletingLastComponent(path)
     if !folder.isEmpty { try makeFolders(folder, for: path) }
   }
 
@@ -117,21 +131,18 @@ public enum CallHistoryFiles {
   /// Flushes the folder of `path` (fsync), so that a file renamed into it stays renamed after a power cut; a
   /// folder that cannot be opened or synced is left as it is (the rename is done, only not yet durable).
   static func syncFolder(of path: String) {
-    let folder = (path as NSString).deletingLastPathComponent
+    let folder = PathText.deletingLastComponent(path)
     let descriptor = open(folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     guard descriptor >= 0 else { return }
     _ = fsync(descriptor)
     close(descriptor)
   }
 
-  /// `20261123T212200Z`: sorts by time, and has no character a shell or a file system minds.
+  /// `20261123T212200Z`: sorts by time, and has no character a shell or a file system minds. Taken from the
+  /// UTC timestamp's digits rather than a `Calendar` in UTC: FoundationEssentials alone knows no zone by
+  /// name, not even UTC.
   static func stamp(_ date: Date) -> String {
-    var calendar = Calendar(identifier: .gregorian)
-    calendar.timeZone = TimeZone(identifier: "UTC")!
-    let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
-    func two(_ value: Int?) -> String { String(format: "%02d", value ?? 0) }
-    return
-      "\(parts.year ?? 0)\(two(parts.month))\(two(parts.day))T\(two(parts.hour))\(two(parts.minute))\(two(parts.second))Z"
+    String(Timestamp.iso8601(date).prefix(19).filter { $0 != "-" && $0 != ":" }) + "Z"
   }
 
   private static func makeFolders(_ folder: String, for path: String) throws(CallHistoryError) {
@@ -143,7 +154,7 @@ public enum CallHistoryFiles {
       }
       return
     }
-    let parent = (folder as NSString).deletingLastPathComponent
+    let parent = PathText.deletingLastComponent(folder)
     if !parent.isEmpty && parent != folder { try makeFolders(parent, for: path) }
     guard mkdir(folder, folderMode) == 0 || errno == EEXIST else {
       let code = errno

@@ -1,6 +1,11 @@
 import CallAlertEngine
 import CallAlertValues
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// What the daemon needs of a history: ``CallHistory`` on disk, or a stand-in in tests (a disk that fills
 /// up, a file that cannot be opened). Every failure is a ``CallHistoryError`` whose ``CallHistoryError/kind``

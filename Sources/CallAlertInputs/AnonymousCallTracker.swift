@@ -1,6 +1,11 @@
 import CallAlertEngine
 import CallAlertValues
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Gives calls whose push names no id a stable id of their own, and finds the call that an id-less repeat
 /// or hangup belongs to (docs/PUSH.md, "Pushes without an id").

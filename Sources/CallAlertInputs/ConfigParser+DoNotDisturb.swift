@@ -1,5 +1,6 @@
 import CallAlertEngine
 import CallAlertText
+// Full Foundation, not FoundationEssentials: the time-zone database (ICU's), for quiet hours in a named zone.
 import Foundation
 internal import Yams
 

@@ -1,7 +1,12 @@
 import CallAlertText
 import CallAlertValues
-import Foundation
 internal import Yams
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// The `kdeconnect:` section: this host as a KDE Connect device, for phones' calls (docs/PHONE.md).
 extension ConfigParser {
@@ -14,7 +19,7 @@ extension ConfigParser {
   /// Reads the section (an empty one, `kdeconnect: {}`, takes every default); nil with errors recorded when
   /// anything in it is wrong. `historyPath` places the default state folder beside the history.
   mutating func kdeConnect(_ node: Node, historyPath: String) -> KDEConnectSettings? {
-    let stateDirectory = (historyPath as NSString).deletingLastPathComponent + "/kdeconnect"
+    let stateDirectory = PathText.deletingLastComponent(historyPath) + "/kdeconnect"
     var settings = KDEConnectSettings(name: Self.defaultKDEConnectName(), stateDirectory: stateDirectory)
     if isNull(node) { return settings }
     guard let fields = mapping(node, "kdeconnect", example: "'name: Bedroom'") else { return nil }
@@ -100,7 +105,7 @@ extension ConfigParser {
   /// `1716-1764`, or one port.
   private mutating func portRange(_ node: Node) -> ClosedRange<Int>? {
     guard let text = nonEmptyText(node, "kdeconnect.tcp_ports") else { return nil }
-    let parts = text.split(separator: "-").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+    let parts = text.split(separator: "-").map { Int($0.trimmingWhitespace()) }
     guard (1...2).contains(parts.count), let low = parts.first ?? nil, let high = parts.last ?? nil, low <= high,
       (1...65_535).contains(low), (1...65_535).contains(high)
     else {

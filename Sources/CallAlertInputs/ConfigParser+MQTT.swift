@@ -1,8 +1,21 @@
 import CallAlertBridges
 import CallAlertText
 import CallAlertValues
-import Foundation
 internal import Yams
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// The `mqtt:` section: the broker, this host's identity on it, and what is shared (docs/MQTT.md).
 extension ConfigParser {
@@ -45,7 +58,7 @@ extension ConfigParser {
           _ = try SecretFile.read(file, holding: "the password")
           settings.passwordFile = file
         } catch {
-          self.error(node, "mqtt.password_file", error.description.replacingOccurrences(of: "secret", with: "password"))
+          self.error(node, "mqtt.password_file", error.description.replacing("secret", with: "password"))
           valid = false
         }
       } else {
@@ -100,7 +113,7 @@ extension ConfigParser {
   /// `mqtt://host[:port]` or `mqtts://host[:port]`.
   private mutating func brokerURL(_ text: String, _ node: Node) -> (host: String, port: Int, tls: Bool)? {
     let schemes = ["mqtt", "mqtts"]
-    guard let separator = text.range(of: "://") else {
+    guard let separator = text.firstRange(of: "://") else {
       error(node, "mqtt.broker", "'\(DisplayText.excerpt(text))' is not a broker URL; write mqtt://\(text)")
       return nil
     }

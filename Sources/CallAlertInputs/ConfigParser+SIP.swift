@@ -1,8 +1,13 @@
 import CallAlertEngine
 import CallAlertText
 import CallAlertValues
-import Foundation
 internal import Yams
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// The `sip:` section: ring extensions that register to a phone system and ring while an INVITE rings
 /// (docs/SIP.md).

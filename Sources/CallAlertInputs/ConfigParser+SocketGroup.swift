@@ -1,5 +1,10 @@
-import Foundation
 internal import Yams
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 #if canImport(Glibc)
   import Glibc

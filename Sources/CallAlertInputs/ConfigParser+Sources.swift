@@ -2,8 +2,21 @@ import CallAlertBridges
 import CallAlertEngine
 import CallAlertText
 import CallAlertValues
-import Foundation
 internal import Yams
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// The `sources:` section: phone systems the daemon listens to (docs/SOURCES.md).
 extension ConfigParser {

@@ -3,8 +3,21 @@ import CallAlertParsing
 import CallAlertProtocol
 import CallAlertText
 import CallAlertValues
-import Foundation
 internal import Yams
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 extension [YAMLEntry] {
   /// The value of `key`, or nil when absent or YAML's null (`key:` with nothing after it).
@@ -152,7 +165,7 @@ extension ConfigParser {
   /// The text of a scalar that is not empty or null.
   mutating func nonEmptyText(_ node: Node, _ field: String) -> String? {
     guard let text = text(node, field) else { return nil }
-    guard !isNull(node), !text.trimmingCharacters(in: .whitespaces).isEmpty else {
+    guard !isNull(node), !text.trimmingWhitespace().isEmpty else {
       error(node, field, "is empty; give a value or remove the key")
       return nil
     }

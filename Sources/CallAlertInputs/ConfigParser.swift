@@ -2,8 +2,21 @@ import CallAlertEngine
 import CallAlertProtocol
 import CallAlertText
 import CallAlertValues
-import Foundation
 internal import Yams
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// One key of a YAML mapping with its value.
 struct YAMLEntry {

@@ -1,6 +1,19 @@
 import CallAlertText
 import CallAlertValues
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// The daemon's config file (YAML; see docs/CONFIG.md): every section optional, every error reported with
 /// `file:line:column` and its field path, all of them at once.
@@ -21,13 +34,8 @@ public enum ConfigurationFile {
   public static func load(
     path: String, environment: [String: String] = ProcessInfo.processInfo.environment, userID: UInt32 = getuid()
   ) throws(InputErrors) -> DaemonConfiguration {
-    let data: Data
-    do {
-      // Read at most one byte past the limit: a huge file is refused without reading it all.
-      let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
-      defer { try? handle.close() }
-      data = try handle.read(upToCount: maximumBytes + 1) ?? Data()
-    } catch {
+    // Read at most one byte past the limit: a huge file is refused without reading it all.
+    guard let data = readPrefix(of: path, count: maximumBytes + 1) else {
       let reason = FileManager.default.fileExists(atPath: path) ? "cannot be read" : "does not exist"
       throw InputErrors([InputError(location: path, message: "the config file \(reason)")])
     }
@@ -36,6 +44,28 @@ public enum ConfigurationFile {
       throw InputErrors([InputError(location: path, message: "the config file is not UTF-8 text")])
     }
     return try parse(text: text, file: path, environment: environment, userID: userID)
+  }
+
+  /// The first `count` bytes of the file at `path` (fewer when it is shorter), or nil when it cannot be
+  /// opened or read.
+  private static func readPrefix(of path: String, count: Int) -> Data? {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { return nil }
+    defer { close(descriptor) }
+    var data = Data(count: count)
+    var filled = 0
+    while filled < count {
+      let got = data.withUnsafeMutableBytes { buffer in
+        read(descriptor, buffer.baseAddress! + filled, count - filled)
+      }
+      if got == 0 { break }
+      if got < 0 {
+        if errno == EINTR { continue }
+        return nil
+      }
+      filled += got
+    }
+    return data.prefix(filled)
   }
 
   /// Parses config text; `file` names it in errors and anchors its relative paths.

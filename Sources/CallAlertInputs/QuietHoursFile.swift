@@ -1,7 +1,16 @@
 import CallAlertEngine
 import CallAlertText
+// Full Foundation, not FoundationEssentials: the file errors' localizedDescription.
 import Foundation
 internal import Yams
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// The quiet hours as changed on the page: a YAML file holding only a `do_not_disturb:` section, read as the
 /// config file reads that section, that stands in for the config file's when it exists. It lives beside the
@@ -96,7 +105,7 @@ extension ConfigurationFile {
     } else {
       lines.append("  quiet_hours:")
       for window in configuration.schedule {
-        let time = { (minute: Int) in String(format: "\"%02ld:%02ld\"", minute / 60, minute % 60) }
+        let time = { (minute: Int) in PrintfText.format("\"%02ld:%02ld\"", minute / 60, minute % 60) }
         lines.append(
           "    - {days: \(days(window.weekdays)), from: \(time(window.startMinute)), to: \(time(window.endMinute))}")
       }

@@ -1,5 +1,11 @@
+import CallAlertText
 import CallAlertValues
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// When a do-not-disturb switch made for a while ends, as people say it: until a clock time (`07:00`, the next
 /// time the clock shows it, in a given time zone), until a moment (ISO 8601 with a zone; not Unix time, which a
@@ -15,7 +21,7 @@ package enum SwitchEnd {
   /// The moment `text` names: `HH:MM` is its next occurrence after `now` in `timeZone` (tomorrow's when today's
   /// has passed), anything else ISO 8601 with a zone. Nil when it names none.
   package static func until(_ text: String, after now: Date, timeZone: TimeZone) -> Date? {
-    let trimmed = text.trimmingCharacters(in: .whitespaces)
+    let trimmed = text.trimmingWhitespace()
     let parts = trimmed.split(separator: ":", omittingEmptySubsequences: false)
     if parts.count == 2, parts.allSatisfy({ (1...2).contains($0.count) && $0.allSatisfy(\.isASCII) }),
       let hour = Int(parts[0]), let minute = Int(parts[1])

@@ -1,5 +1,10 @@
 import CallAlertEngine
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Follows the calls of the phones paired over KDE Connect and says what each telephony packet means for the
 /// engine: a pure state machine, `(state, event, now) -> (state, inputs)`, tested without sockets.

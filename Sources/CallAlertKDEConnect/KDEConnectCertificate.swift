@@ -1,7 +1,20 @@
 import Crypto
-import Foundation
 import SwiftASN1
 import X509
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// This host's KDE Connect identity: a P-256 key and a self-signed certificate whose common name is the
 /// device id, made once and kept in the state folder (`certificate.pem`, `private-key.pem`, both 0600), so
@@ -62,7 +75,7 @@ public struct KDEConnectCertificate: Sendable {
   /// A new identity: a random device id (32 hexadecimal digits, as KDE Connect makes them), valid from a year ago
   /// (a phone whose clock is behind still accepts it) for ten years.
   public static func make(now: Date = Date()) throws -> KDEConnectCertificate {
-    let deviceID = UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+    let deviceID = UUID().uuidString.replacing("-", with: "").lowercased()
     let key = P256.Signing.PrivateKey()
     let name = try DistinguishedName {
       CommonName(deviceID)

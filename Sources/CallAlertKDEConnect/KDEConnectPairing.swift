@@ -1,5 +1,18 @@
 import CallAlertText
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// One device's pairing, as a pure state machine: the phone asks (`kdeconnect.pair` with `pair: true`), the
 /// user accepts here (`callalert kdeconnect pair <device>`) within ``timeout``, and the phone's certificate is

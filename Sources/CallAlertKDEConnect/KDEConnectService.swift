@@ -1,7 +1,20 @@
 import CallAlertEngine
 import CallAlertValues
-import Foundation
 import NIOCore
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// CallAlert as a KDE Connect device (docs/PHONE.md): it announces itself, links to the phones on the LAN over
 /// TLS, lets a phone pair when the user accepts here, and turns a paired phone's telephony packets into calls.

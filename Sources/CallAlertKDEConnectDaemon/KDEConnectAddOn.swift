@@ -3,9 +3,14 @@ import CallAlertDaemon
 import CallAlertEngine
 import CallAlertKDEConnect
 import CallAlertValues
-import Foundation
 import Logging
 import ServiceLifecycle
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 extension DaemonAddOn {
   /// KDE Connect (CallAlertKDEConnect) on the daemon, when the config has a `kdeconnect:` section: the phones'
@@ -41,7 +46,7 @@ extension DaemonAddOn {
           settings: settings, capMs: context.configuration.engine.capMs, clock: clock ?? context.clock,
           deliver: { input, device in
             // The budget's source names the phone; `#` would cut the name short (it marks a socket connection).
-            let source = CallSource.kdeConnect(device).rawValue.replacingOccurrences(of: "#", with: "")
+            let source = CallSource.kdeConnect(device).rawValue.replacing("#", with: "")
             let answer = await handle(.input(input), source)
             if case .failure(let failure) = answer { logger.info("kdeconnect \(device): \(failure.error)") }
           },

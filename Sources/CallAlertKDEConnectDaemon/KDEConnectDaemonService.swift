@@ -1,9 +1,14 @@
 import CallAlertControl
 import CallAlertEngine
 import CallAlertKDEConnect
-import Foundation
 import Logging
 import ServiceLifecycle
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// The KDE Connect source as a named service of the daemon's group: the sockets and links, and the engine's
 /// acknowledgements turned into `request_mute` for the phone that rings.

@@ -1,6 +1,11 @@
 import CallAlertText
 import CallAlertValues
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Home Assistant's MQTT discovery for one host: a device per board (siren, button event, ringing sensor),
 /// and a device for the host (missed calls, do-not-disturb and silent switches, acknowledge button). Each
@@ -157,7 +162,7 @@ public struct SirenCommand: Equatable, Sendable {
 
   /// Reads a command; nil when it is neither JSON with `state` nor `ON`/`OFF`.
   public static func decode(_ payload: [UInt8]) -> SirenCommand? {
-    let text = String(decoding: payload, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+    let text = String(decoding: payload, as: UTF8.self).trimmingWhitespace()
     if text == "ON" { return SirenCommand(on: true) }
     if text == "OFF" { return SirenCommand(on: false) }
     guard let value = try? JSONParser.parse(payload), let state = value["state"]?.string,

@@ -1,7 +1,12 @@
 import CallAlertControl
 import CallAlertEngine
 import CallAlertText
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// A message on `<base>/calls/<id>`: a JSON object with the control protocol's fields, of type `call` (also
 /// when it leaves `type` out), `hangup` or `answered`, whose `id` is the topic's.

@@ -1,6 +1,13 @@
 import CMosquitto
-import Foundation
 import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// One connection to an MQTT broker through libmosquitto, whose own network thread (`mosquitto_loop_start`)
 /// owns the socket: it sleeps in `select` until the broker sends something or the keepalive is due (idle
@@ -73,7 +80,7 @@ public final class MQTTConnection: Sendable {
     /// Signalled when the reader takes a message (``MQTTConnectionEvents``) or the connection closes. A
     /// condition, not a semaphore: libdispatch traps when a semaphore below its starting value is freed,
     /// which a connection closed with messages taken is.
-    let room = NSCondition()
+    let room = RoomCondition()
     /// Set when the connection closes: a message waiting for room gives up, so the thread can stop.
     let closing = Atomic(false)
     /// Messages queued and not yet taken.
@@ -88,7 +95,7 @@ public final class MQTTConnection: Sendable {
       defer { room.unlock() }
       while waiting.load(ordering: .relaxed) >= MQTTConnection.queuedMessages {
         if closing.load(ordering: .acquiring) { return false }
-        _ = room.wait(until: Date(timeIntervalSinceNow: 0.1))  // the closing flag is looked at again
+        room.wait(seconds: 0.1)  // the closing flag is looked at again
       }
       waiting.add(1, ordering: .relaxed)
       return true

@@ -2,7 +2,12 @@ import CallAlertControl
 import CallAlertEngine
 import CallAlertText
 import CallAlertValues
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// What one host shares on the broker, as retained messages: its availability, its state (missed calls,
 /// do-not-disturb, silent), each board's state, and each missed call by id. ``update(_:)`` turns a status

@@ -1,5 +1,18 @@
 import CallAlertProtocol
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// A problem found in an RTTTL string, at an offset (in Unicode scalars) from the string's first character.
 public struct RTTTLProblem: Equatable, Sendable {

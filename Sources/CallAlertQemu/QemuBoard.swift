@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 #if canImport(Glibc)
   import Glibc
@@ -108,7 +112,7 @@ public struct QemuBoard: Sendable {
   /// The path in QEMU's `char device redirected to /dev/pts/N (label serial0)`, if `line` is that line.
   public static func pseudoTerminalPath(in line: String) -> String? {
     let prefix = "char device redirected to "
-    guard let range = line.range(of: prefix), line.contains("(label serial0)") else { return nil }
+    guard let range = line.firstRange(of: prefix), line.contains("(label serial0)") else { return nil }
     return line[range.upperBound...].split(separator: " ").first.map(String.init)
   }
 

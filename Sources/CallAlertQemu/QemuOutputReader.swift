@@ -1,3 +1,4 @@
+// Full Foundation, not FoundationEssentials: Thread.
 import Foundation
 import Synchronization
 

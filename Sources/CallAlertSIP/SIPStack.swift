@@ -1,6 +1,15 @@
 internal import CCallAlertSIP
+// Full Foundation, not FoundationEssentials: Thread.
 import Foundation
 import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// What the C stack reported, copied out of its callback.
 enum SIPStackEvent: Equatable, Sendable {

@@ -3,6 +3,7 @@ import CallAlertEngine
 import CallAlertProtocol
 import CallAlertTransport
 import CallAlertVirtualBoard
+// Full Foundation, not FoundationEssentials: String(format:) with %@.
 import Foundation
 import Logging
 import Synchronization

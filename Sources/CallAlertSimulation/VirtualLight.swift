@@ -1,6 +1,15 @@
 import CallAlertLights
+// Full Foundation, not FoundationEssentials: FileHandle.
 import Foundation
 import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// A light that exists only in this process: it takes exactly the reports a real one would be written and
 /// records each, read back from its bytes (``LightReportDecoder``), as one JSON line in its timeline:
@@ -17,7 +26,7 @@ public final class VirtualLight<C: Clock>: LightDevice where C.Duration == Durat
 
     /// The report as a timeline line (no newline).
     public var jsonLine: String {
-      let escaped = meaning.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+      let escaped = meaning.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"")
       return
         "{\"t_ms\":\(ms),\"channel\":\"\(report.channel.rawValue)\",\"report_id\":\(report.reportID),\"hex\":\"\(report.hex)\",\"meaning\":\"\(escaped)\"}"
     }

@@ -1,4 +1,16 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// An IP address or a CIDR block (`192.0.2.10`, `192.0.2.0/24`, `2001:db8::/32`): a source a SIP account
 /// trusts. Addresses are compared as bytes, so `::ffff:192.0.2.10` (an IPv4 peer on a dual-stack socket) is

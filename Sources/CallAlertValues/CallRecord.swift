@@ -1,5 +1,10 @@
 import CallAlertEngine
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// One call as the history keeps it; encodes to JSON with snake_case keys (`received_at`, `ended_at`, ...)
 /// for `{"type":"history"}` replies.

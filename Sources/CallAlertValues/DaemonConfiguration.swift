@@ -1,5 +1,18 @@
 import CallAlertEngine
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// Everything `callalert run` reads from its config file: the engine's configuration and the daemon's own
 /// settings. Every field has a default, so an empty file is a valid configuration.
@@ -101,7 +114,8 @@ public struct DaemonConfiguration: Equatable, Sendable {
 
   /// `$HOME`, else the account's home directory.
   package static func homeDirectory(environment: [String: String]) -> String {
-    let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+    let home =
+      environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.homeDirectoryForCurrentUser.path
     return home.count > 1 && home.hasSuffix("/") ? String(home.dropLast()) : home
   }
 

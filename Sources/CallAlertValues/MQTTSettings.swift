@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// The config's `mqtt:` section: the broker this host shares calls and state through (docs/MQTT.md).
 public struct MQTTSettings: Equatable, Sendable {

@@ -1,6 +1,19 @@
 import CallAlertEngine
 import CallAlertText
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// Reads push notification payloads (the JSON an app server sends through APNs or FCM, forwarded to the
 /// daemon) into calls and hangups: first the config's ``PushRule``s, in order, then the built-in presets

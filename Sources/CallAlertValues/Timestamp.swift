@@ -1,4 +1,10 @@
-import Foundation
+import CallAlertText
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Reads and writes the timestamps of push payloads, control lines and event lines.
 ///
@@ -23,7 +29,7 @@ package enum Timestamp {
 
   /// A date from a string: a number as in ``date(number:)``, or ISO 8601 with a zone.
   package static func date(text: String) -> Date? {
-    let trimmed = text.trimmingCharacters(in: .whitespaces)
+    let trimmed = text.trimmingWhitespace()
     if let first = trimmed.unicodeScalars.first, first == "+" || ("0"..."9").contains(first),
       trimmed.unicodeScalars.allSatisfy({ ("0"..."9").contains($0) || $0 == "." })
     {
@@ -175,7 +181,7 @@ package enum Timestamp {
   }
 
   /// The date of a day count since 1970-01-01 (`civil_from_days`).
-  private static func civilFromDays(_ days: Int) -> (year: Int, month: Int, day: Int) {
+  static func civilFromDays(_ days: Int) -> (year: Int, month: Int, day: Int) {
     let z = days + 719_468
     let era = (z >= 0 ? z : z - 146_096) / 146_097
     let dayOfEra = z - era * 146_097

@@ -1,11 +1,17 @@
 import ArgumentParser
 import CallAlertDoctor
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 extension CallAlertCommand {
   /// `callalert doctor`: what is wrong with this setup, and how to fix it.
   struct Doctor: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "doctor",
       abstract: "Check the setup and say how to fix what is wrong.",
       discussion: """
         Checks, in order: the config file loads; the daemon answers on its control socket, and the socket's \

@@ -11,6 +11,7 @@ extension CallAlertCommand {
     /// `callalert kdeconnect pair <device>`.
     struct Pair: AsyncParsableCommand {
       static let configuration = CommandConfiguration(
+        commandName: "pair",
         abstract: "Accept a phone's pending pairing request (tap Request pairing on the phone first).",
         discussion: """
           The phone asks from its KDE Connect app (pick this host, tap Request pairing); this accepts within 30 \
@@ -30,6 +31,7 @@ extension CallAlertCommand {
     /// `callalert kdeconnect devices`.
     struct Devices: AsyncParsableCommand {
       static let configuration = CommandConfiguration(
+        commandName: "devices",
         abstract: "List the phones: paired, reachable, asking to pair.")
       @OptionGroup var socket: SocketOption
 

@@ -7,8 +7,17 @@ import CallAlertInputs
 import CallAlertSimulation
 import CallAlertText
 import CallAlertValues
+// Full Foundation, not FoundationEssentials: FileHandle.
 import Foundation
 import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// Where the daemon's socket is: --socket, or the config's, or the default.
 struct SocketOption: ParsableArguments {
@@ -52,11 +61,12 @@ extension CallAlertCommand {
   /// `callalert notify …`: tell the running daemon about a call.
   struct Notify: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "notify",
       abstract: "Tell the running daemon about a call, a hangup, an answer, a push payload or an acknowledgement.",
       subcommands: [Call.self, Hangup.self, Answered.self, Push.self, Ack.self, DoNotDisturb.self, Silent.self])
 
     struct Call: AsyncParsableCommand {
-      static let configuration = CommandConfiguration(abstract: "An incoming call.")
+      static let configuration = CommandConfiguration(commandName: "call", abstract: "An incoming call.")
       @OptionGroup var socket: SocketOption
       @Option(help: "The call's id (one alert per id).") var id: String
       @Option(help: "The caller's number.") var caller: String?
@@ -95,7 +105,7 @@ extension CallAlertCommand {
     }
 
     struct Hangup: AsyncParsableCommand {
-      static let configuration = CommandConfiguration(abstract: "The caller hung up.")
+      static let configuration = CommandConfiguration(commandName: "hangup", abstract: "The caller hung up.")
       @OptionGroup var socket: SocketOption
       @Option(help: "The call's id.") var id: String
       @OptionGroup var output: AnswerOptions
@@ -104,6 +114,7 @@ extension CallAlertCommand {
 
     struct Answered: AsyncParsableCommand {
       static let configuration = CommandConfiguration(
+        commandName: "answered",
         abstract: "The call was answered elsewhere (all calls without --id).")
       @OptionGroup var socket: SocketOption
       @Option(help: "The call's id.") var id: String?
@@ -113,6 +124,7 @@ extension CallAlertCommand {
 
     struct Push: AsyncParsableCommand {
       static let configuration = CommandConfiguration(
+        commandName: "push",
         abstract: "An APNs-style push payload from a file, or - for standard input.")
       @OptionGroup var socket: SocketOption
       @Argument(help: "The payload file, or -.") var file: String
@@ -139,6 +151,7 @@ extension CallAlertCommand {
 
     struct Ack: AsyncParsableCommand {
       static let configuration = CommandConfiguration(
+        commandName: "ack",
         abstract: "Acknowledge: stop every ringing call, or clear missed calls; with --id, one missed call.")
       @OptionGroup var socket: SocketOption
       @Option(help: ArgumentHelp("One missed call's id: acknowledge that call alone.", valueName: "id"))
@@ -204,7 +217,8 @@ extension CallAlertCommand {
     }
 
     struct Silent: AsyncParsableCommand {
-      static let configuration = CommandConfiguration(abstract: "Switch silent mode (vibrate only): on or off.")
+      static let configuration = CommandConfiguration(
+        commandName: "silent", abstract: "Switch silent mode (vibrate only): on or off.")
       @OptionGroup var socket: SocketOption
       @Argument(help: "The state.") var state: Switch
       @OptionGroup var output: AnswerOptions
@@ -215,6 +229,7 @@ extension CallAlertCommand {
   /// `callalert status`.
   struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "status",
       abstract: "Show the running daemon's calls, do-not-disturb and boards.")
     @OptionGroup var socket: SocketOption
     @Flag(help: "Print JSON.") var json = false
@@ -232,6 +247,7 @@ extension CallAlertCommand {
   /// `callalert history`.
   struct History: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "history",
       abstract: "Show recent calls: from the running daemon, else from the history file.")
     @Option(help: ArgumentHelp("The config file naming the history.", valueName: "file")) var config: String?
     @Option(help: ArgumentHelp("The daemon's control socket (asked first).", valueName: "path")) var socket: String?
@@ -273,6 +289,7 @@ extension CallAlertCommand {
   /// `callalert demo`.
   struct Demo: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "demo",
       abstract: "Show the main job on an in-process virtual board: calls, hangups, quiet hours, the cap.",
       discussion:
         "Time runs --speed times faster (the 30 s cap takes 30/speed s); with the default 2 it ends in about 27 s.")

@@ -2,13 +2,23 @@ import ArgumentParser
 import CallAlertClient
 import CallAlertPatterns
 import CallAlertProtocol
+// Full Foundation, not FoundationEssentials: FileHandle and the file errors' localizedDescription.
 import Foundation
 import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 extension CallAlertCommand {
   /// `callalert patterns …`: check, list, pull and draw ring patterns.
   struct Patterns: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "patterns",
       abstract: "Check, compile, list, pull and draw ring and vibration patterns (see docs/PATTERNS.md).",
       subcommands: [
         Check.self, Compile.self, Decompile.self, List.self, Builtins.self, Pull.self, Render.self,
@@ -16,6 +26,7 @@ extension CallAlertCommand {
 
     struct Check: AsyncParsableCommand {
       static let configuration = CommandConfiguration(
+        commandName: "check",
         abstract: "Check a pattern file against a board (the reference board without --port); exit 1 on errors.")
       @Argument(help: "The pattern file.") var file: String
       @OptionGroup(title: "Board (checks against its capabilities when --port is given)") var port: PortOptions
@@ -38,6 +49,7 @@ extension CallAlertCommand {
 
     struct Compile: AsyncParsableCommand {
       static let configuration = CommandConfiguration(
+        commandName: "compile",
         abstract: "Compile a pattern file to the table's bytes (what `flash` installs), without a board.")
       @Argument(help: "The pattern file.") var file: String
       @Option(name: .shortAndLong, help: ArgumentHelp("Write the table here.", valueName: "table")) var output: String
@@ -63,6 +75,7 @@ extension CallAlertCommand {
 
     struct Decompile: AsyncParsableCommand {
       static let configuration = CommandConfiguration(
+        commandName: "decompile",
         abstract: "Turn a compiled table back into a pattern file (compiling it again gives the same bytes).")
       @Argument(help: "The table (from `patterns compile`).") var table: String
       @Option(name: .shortAndLong, help: ArgumentHelp("Write here instead of standard output.", valueName: "file"))
@@ -84,6 +97,7 @@ extension CallAlertCommand {
 
     struct Builtins: AsyncParsableCommand {
       static let configuration = CommandConfiguration(
+        commandName: "builtins",
         abstract: "List the built-in patterns: the national ring cadences and the vibrations.")
 
       func run() async throws {
@@ -95,7 +109,8 @@ extension CallAlertCommand {
     }
 
     struct List: AsyncParsableCommand {
-      static let configuration = CommandConfiguration(abstract: "List the patterns of a file, or of the board's table.")
+      static let configuration = CommandConfiguration(
+        commandName: "list", abstract: "List the patterns of a file, or of the board's table.")
       @Argument(help: "A pattern file (without it, the board's table).") var file: String?
       @OptionGroup(title: "Board (read without a file)") var port: PortOptions
 
@@ -129,7 +144,8 @@ extension CallAlertCommand {
     }
 
     struct Pull: AsyncParsableCommand {
-      static let configuration = CommandConfiguration(abstract: "Read the board's table back as a pattern file.")
+      static let configuration = CommandConfiguration(
+        commandName: "pull", abstract: "Read the board's table back as a pattern file.")
       @OptionGroup var port: PortOptions
       @Option(name: .shortAndLong, help: ArgumentHelp("Write here instead of standard output.", valueName: "file"))
       var output: String?
@@ -144,6 +160,7 @@ extension CallAlertCommand {
 
     struct Render: AsyncParsableCommand {
       static let configuration = CommandConfiguration(
+        commandName: "render",
         abstract: "Draw a pattern's buzzer and motor against time: a line in the terminal, and an SVG.",
         discussion: "NAME is a built-in (\(BuiltInPatterns.names.joined(separator: ", "))) or a pattern file.")
       @Argument(help: "A built-in pattern's name, or a pattern file.") var source: String
@@ -184,6 +201,7 @@ extension CallAlertCommand {
   /// `callalert flash`.
   struct Flash: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "flash",
       abstract: "Validate a pattern file and install it on the board: transfer, verify, commit atomically.",
       discussion: """
         Nothing is sent when the board already holds the same table. Interrupted anywhere (Ctrl-C, the cable, \

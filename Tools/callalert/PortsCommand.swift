@@ -4,12 +4,19 @@ import CallAlertHID
 import CallAlertLights
 import CallAlertProtocol
 import CallAlertSerial
-import Foundation
+import CallAlertText
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 extension CallAlertCommand {
   /// `callalert ports`: serial ports, and which are CallAlert boards.
   struct Ports: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "ports",
       abstract: "List serial ports and mark those that answer as CallAlert boards; list the USB lights.",
       discussion: """
         Ports with CallAlert's USB IDs (1209:ca11), USB CDC-ACM ports and the virtual board's link are probed \
@@ -43,7 +50,9 @@ extension CallAlertCommand {
         var line = port.path
         if let info = port.info {
           line += "  \(info.transport.rawValue)"
-          if let vid = info.usbVendorID, let pid = info.usbProductID { line += String(format: "  %04x:%04x", vid, pid) }
+          if let vid = info.usbVendorID, let pid = info.usbProductID {
+            line += PrintfText.format("  %04x:%04x", vid, pid)
+          }
           for text in [info.manufacturer, info.product].compactMap({ $0 }) { line += "  \(text)" }
           if let serial = info.serialNumber { line += "  serial \(serial)" }
         } else {
@@ -88,8 +97,8 @@ struct PortJSON: Encodable {
   init(_ port: BoardLocator.Port) {
     path = port.path
     transport = port.info?.transport.rawValue ?? "virtual"
-    usbVendorId = port.info?.usbVendorID.map { String(format: "%04x", $0) }
-    usbProductId = port.info?.usbProductID.map { String(format: "%04x", $0) }
+    usbVendorId = port.info?.usbVendorID.map { PrintfText.format("%04x", $0) }
+    usbProductId = port.info?.usbProductID.map { PrintfText.format("%04x", $0) }
     manufacturer = port.info?.manufacturer
     product = port.info?.product
     serialNumber = port.info?.serialNumber
@@ -102,8 +111,8 @@ struct PortJSON: Encodable {
   init(_ light: HIDLightInfo) {
     path = light.path
     transport = "hid"
-    usbVendorId = String(format: "%04x", light.id.vendor)
-    usbProductId = String(format: "%04x", light.id.product)
+    usbVendorId = PrintfText.format("%04x", light.id.vendor)
+    usbProductId = PrintfText.format("%04x", light.id.product)
     manufacturer = nil
     product = light.product
     serialNumber = light.serialNumber

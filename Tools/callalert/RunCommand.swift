@@ -11,6 +11,7 @@ extension CallAlertCommand {
   /// `callalert run`: the daemon.
   struct Run: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "run",
       abstract: "Run the daemon: ring the boards for calls from standard input and the control socket.",
       discussion: """
         Reads JSON lines on standard input and on the control socket (see docs/CONFIG.md), e.g.

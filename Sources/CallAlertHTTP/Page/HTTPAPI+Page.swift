@@ -3,10 +3,15 @@ import CallAlertEngine
 import CallAlertInputs
 import CallAlertText
 import CallAlertValues
-import Foundation
 internal import HTTPTypes
 internal import Hummingbird
 import Logging
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// The page's routes (docs/PAGE.md): documents rendered here from the daemon's answers, plain forms that post
 /// to `/page/actions/...` and come back with a 303, the live view's sections for the script, and the events.

@@ -1,5 +1,10 @@
 import CallAlertValues
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// The call history: newest first, the missed calls or all of them, and the missed ones acknowledged from
 /// here. Pure: the records and the form token in, HTML out; times in the daemon's time zone.
@@ -69,10 +74,6 @@ struct HistoryPage {
   }
 
   func time(_ date: Date) -> String {
-    let formatter = DateFormatter()
-    formatter.locale = Locale(identifier: "en_GB")
-    formatter.timeZone = timeZone
-    formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
-    return formatter.string(from: date)
+    Timestamp.dateAndClock(date, timeZone: timeZone)
   }
 }

@@ -1,5 +1,10 @@
 import CallAlertControl
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// The live view, drawn from the daemon's status: the calls ringing now as one large banner (`role="alert"`,
 /// so a screen reader says it at once), the missed calls, do-not-disturb, and each board as it is now. Pure:

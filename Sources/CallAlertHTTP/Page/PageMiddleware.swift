@@ -1,8 +1,13 @@
 import CallAlertText
-import Foundation
 internal import HTTPTypes
 internal import Hummingbird
 import Logging
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// In front of the page's routes (``PagePaths``), judged from the request's head: who may open the page, and
 /// who may press its buttons.

@@ -1,5 +1,11 @@
+import CallAlertText
 import Crypto
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// The page's sessions, kept in a signed cookie rather than in memory: a random id, whether its holder gave
 /// the token (only asked when one is configured), and an HMAC-SHA256 of both under a key drawn when the daemon
@@ -50,7 +56,7 @@ public struct PageSessions: Sendable {
   public func session(cookieHeader: String?) -> Session? {
     guard let cookieHeader else { return nil }
     for part in cookieHeader.split(separator: ";") {
-      let pair = part.trimmingCharacters(in: .whitespaces)
+      let pair = part.trimmingWhitespace()
       guard pair.hasPrefix(Self.cookieName + "=") else { continue }
       let fields = pair.dropFirst(Self.cookieName.count + 1).split(separator: ".", omittingEmptySubsequences: false)
       guard fields.count == 3, fields[0].count == 32, fields[0].allSatisfy(\.isHexDigit),

@@ -1,4 +1,5 @@
 import CallAlertPatterns
+// Full Foundation, not FoundationEssentials: the file errors' localizedDescription.
 import Foundation
 
 /// The patterns drawn as timelines (the SVG renderer `callalert patterns render --svg` uses): the buzzer's
@@ -89,7 +90,7 @@ struct PatternsPage {
   static func figure(_ definition: PatternDefinition, index: Int) -> String {
     let label = HTML.escape("Timeline of \(definition.name): buzzer, motor and LED against time")
     let svg = PatternRenderer.svg(definition, width: 720)
-      .replacingOccurrences(of: "<svg xmlns=", with: "<svg role=\"img\" aria-label=\"\(label)\" xmlns=")
+      .replacing("<svg xmlns=", with: "<svg role=\"img\" aria-label=\"\(label)\" xmlns=")
     return "<figure class=\"pattern\"><figcaption>\(HTML.escape(definition.name)), slot \(definition.slot)"
       + "</figcaption>\(svg)\(PatternPreview(definition: definition, index: index).html)</figure>"
   }

@@ -3,7 +3,12 @@ import CallAlertEngine
 import CallAlertInputs
 import CallAlertText
 import CallAlertValues
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Quiet hours and do-not-disturb: the mode now, one tap to switch it or silent mode, the schedule and the
 /// callers who break through as in force, and an editor for them: the `do_not_disturb:` section as text,
@@ -115,13 +120,13 @@ struct QuietPage {
     var calendar = Calendar(identifier: .gregorian)
     calendar.timeZone = timeZone
     let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .weekday], from: date)
-    let time = String(format: "%02ld:%02ld", parts.hour ?? 0, parts.minute ?? 0)
+    let time = PrintfText.format("%02ld:%02ld", parts.hour ?? 0, parts.minute ?? 0)
     if calendar.isDate(date, inSameDayAs: now) { return time }
     if date.timeIntervalSince(now) < 6 * 86_400 {
       let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
       return "\(days[((parts.weekday ?? 1) - 1) % 7]) \(time)"
     }
-    return String(format: "%04ld-%02ld-%02ld ", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0) + time
+    return PrintfText.format("%04ld-%02ld-%02ld ", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0) + time
   }
 
   /// One button per mode that is not the current one, and silent mode's switch.
@@ -159,7 +164,7 @@ struct QuietPage {
     guard !configuration.schedule.isEmpty else { return "none" }
     let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
     let windows = configuration.schedule.map { window -> String in
-      let time = { (minute: Int) in String(format: "%02ld:%02ld", minute / 60, minute % 60) }
+      let time = { (minute: Int) in PrintfText.format("%02ld:%02ld", minute / 60, minute % 60) }
       let when =
         window.weekdays.count == 7
         ? "every day" : window.weekdays.sorted().map { days[($0 - 1) % 7] }.joined(separator: ", ")

@@ -2,7 +2,12 @@ import CallAlertControl
 import CallAlertEngine
 import CallAlertText
 import Crypto
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Twilio's voice status callbacks: a form-encoded POST per change of `CallStatus` (`ringing`,
 /// `in-progress`, `completed`, `busy`, `no-answer`, `canceled`, `failed`, and `queued`/`initiated` for
@@ -54,7 +59,7 @@ public enum TwilioSignature {
   /// Whether `header` is the signature of the request: its base64 decoded and compared with the MAC in
   /// constant time (swift-crypto's `isValidAuthenticationCode`).
   public static func isValid(header: String?, url: String, form: FormBody, authToken: String) -> Bool {
-    guard let header, let given = Data(base64Encoded: header.trimmingCharacters(in: .whitespaces)) else {
+    guard let header, let given = Data(base64Encoded: header.trimmingWhitespace()) else {
       return false
     }
     return HMAC<Insecure.SHA1>.isValidAuthenticationCode(

@@ -1,6 +1,11 @@
 import CallAlertText
 import Crypto
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Vonage's signed webhooks: each request carries `Authorization: Bearer <JWT>`, a JSON Web Token signed with
 /// HS256 (HMAC-SHA256) under the account's signature secret, whose claims include `iat` (when it was issued,
@@ -58,9 +63,9 @@ public enum VonageSignature {
     authorization: String?, secret: [UInt8], now: Date
   ) throws(VonageSignatureError) -> Claims {
     guard let authorization else { throw .missing }
-    let trimmed = authorization.trimmingCharacters(in: .whitespaces)
+    let trimmed = authorization.trimmingWhitespace()
     guard trimmed.count > 7, trimmed.prefix(7).lowercased() == "bearer " else { throw .missing }
-    let token = trimmed.dropFirst(7).trimmingCharacters(in: .whitespaces)
+    let token = trimmed.dropFirst(7).trimmingWhitespace()
     let parts = token.split(separator: ".", omittingEmptySubsequences: false)
     guard parts.count == 3 else {
       throw .malformed("a JWT has three parts separated by '.', this has \(parts.count)")
@@ -109,7 +114,7 @@ public enum VonageSignature {
           || byte == 0x5F
       }), text.utf8.count % 4 != 1
     else { return nil }
-    var standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+    var standard = String(text.replacing("-", with: "+").replacing("_", with: "/"))
     standard += String(repeating: "=", count: (4 - standard.utf8.count % 4) % 4)
     return Data(base64Encoded: standard).map(Array.init)
   }

@@ -1,7 +1,12 @@
 import CallAlertControl
 import CallAlertEngine
 import CallAlertText
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Vonage's voice event webhook: a JSON POST per change of a call's `status` (`started`, `ringing`,
 /// `answered`, `completed`, `busy`, `cancelled`, `unanswered`, `rejected`, `failed`, `timeout`, ...), keyed by

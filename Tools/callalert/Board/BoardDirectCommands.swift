@@ -1,12 +1,26 @@
 import ArgumentParser
 import CallAlertClient
 import CallAlertProtocol
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 extension CallAlertCommand.Board {
   /// `callalert board info`.
   struct Info: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "info",
       abstract: "Show the board's identity, capabilities and pattern table.")
     @OptionGroup var port: PortOptions
     @Flag(help: "Print JSON.") var json = false
@@ -37,7 +51,8 @@ extension CallAlertCommand.Board {
 
   /// `callalert board status`.
   struct Status: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Show what the board is doing now.")
+    static let configuration = CommandConfiguration(
+      commandName: "status", abstract: "Show what the board is doing now.")
     @OptionGroup var port: PortOptions
     @Flag(help: "Print JSON.") var json = false
 
@@ -67,7 +82,8 @@ extension CallAlertCommand.Board {
 
   /// `callalert board stop`.
   struct Stop: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Stop one alert by token, or everything.")
+    static let configuration = CommandConfiguration(
+      commandName: "stop", abstract: "Stop one alert by token, or everything.")
     @OptionGroup var port: PortOptions
     @Option(
       parsing: .unconditional, help: "The alert's token; everything when absent.",
@@ -86,7 +102,8 @@ extension CallAlertCommand.Board {
 
   /// `callalert board reset`.
   struct Reset: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Restart the board (it answers, then reboots).")
+    static let configuration = CommandConfiguration(
+      commandName: "reset", abstract: "Restart the board (it answers, then reboots).")
     @OptionGroup var port: PortOptions
     @Flag(help: "Print JSON.") var json = false
 
@@ -102,6 +119,7 @@ extension CallAlertCommand.Board {
   /// `callalert board play`.
   struct Play: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "play",
       abstract: "Play a stored pattern or a tone, and wait until it ends (Ctrl-C stops it).",
       discussion: "The board stops by itself at the cap, or when this command dies (its lease lapses)."
     )

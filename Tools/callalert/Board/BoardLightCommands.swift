@@ -4,8 +4,18 @@ import CallAlertLights
 import CallAlertPatterns
 import CallAlertProtocol
 import CallAlertSimulation
+import CallAlertText
+// Full Foundation, not FoundationEssentials: FileHandle.
 import Foundation
 import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 extension LightKind: ExpressibleByArgument {}
 
@@ -13,6 +23,7 @@ extension CallAlertCommand.Board {
   /// `callalert board light`: one report to a real light, to check it works and is reachable.
   struct Light: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "light",
       abstract: "Show a colour on a USB light (or turn it off), to check it works.",
       discussion: """
         Finds the light by --path (its hidraw node), else by --serial, else takes the first of its kind, and \
@@ -86,7 +97,7 @@ extension CallAlertCommand.Board {
       let light = try VirtualLight(
         kind: kind, name: "virtual \(kind.displayName)", timeline: timeline, clock: clock,
         onReceive: { received in
-          let seconds = String(format: "%9.3f s", Double(received.ms) / 1_000)
+          let seconds = PrintfText.format("%9.3f s", Double(received.ms) / 1_000)
           print(
             "\(seconds)  \(received.report.channel.rawValue) \(received.report.hex.prefix(24))  \(received.meaning)")
         })

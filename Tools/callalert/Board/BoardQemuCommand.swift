@@ -1,13 +1,23 @@
 import ArgumentParser
 import CallAlertQemu
 import CallAlertSerial
+// Full Foundation, not FoundationEssentials: FileHandle.
 import Foundation
 import SystemPackage
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 extension CallAlertCommand.Board {
   /// `callalert board qemu`: the Embedded Swift firmware in QEMU, its UART behind a pseudo-terminal.
   struct Qemu: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "qemu",
       abstract: "Run the board firmware in QEMU (mps2-an386) behind a pseudo-terminal until SIGINT or SIGTERM.",
       discussion: """
         Starts qemu-system-arm with the Embedded Swift firmware (built with `make firmware` first when the \

@@ -4,16 +4,27 @@ import CallAlertClient
 import CallAlertLights
 import CallAlertProtocol
 import CallAlertSerial
+import CallAlertText
 import CallAlertTransport
 import CallAlertVirtualBoard
 import Dispatch
+// Full Foundation, not FoundationEssentials: FileHandle.
 import Foundation
 import SystemPackage
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 extension CallAlertCommand.Board {
   /// `callalert board simulate`: the board's firmware core behind a pseudo-terminal.
   struct Simulate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "simulate",
       abstract: "Run a virtual board behind a pseudo-terminal until SIGINT or SIGTERM.",
       discussion: """
         Prints the pseudo-terminal's path (and makes --link a symbolic link to it); any host can open it \
@@ -169,7 +180,7 @@ extension CallAlertCommand.Board {
 /// Keys typed on standard input (a line each): b presses the button for 100 ms, l long-presses it, r reboots.
 private func readKeys<C: Clock>(runner: VirtualBoardRunner<C>) async where C.Duration == Duration {
   while let line = await Task.detached(operation: { readLine() }).value {
-    switch line.trimmingCharacters(in: .whitespaces) {
+    switch line.trimmingWhitespace() {
     case "b":
       await runner.setButton(down: true)
       try? await Task.sleep(for: .milliseconds(100))

@@ -1,5 +1,7 @@
 import CallAlertHistory
+import CallAlertText
 import CallAlertValues
+// Full Foundation, not FoundationEssentials: DateFormatter (its signature is the tests').
 import Foundation
 
 /// Prints the call history, newest first, as text or JSON.
@@ -25,7 +27,8 @@ enum HistoryPrinter {
   static func line(_ call: CallRecord, dates format: DateFormatter) -> String {
     let who = [call.callerName, call.callerNumber].compactMap { $0 }.joined(separator: " ")
     let rang =
-      call.rangAt.flatMap { start in call.endedAt.map { String(format: ", rang %.1f s", $0.timeIntervalSince(start)) }
+      call.rangAt.flatMap { start in
+        call.endedAt.map { PrintfText.format(", rang %.1f s", $0.timeIntervalSince(start)) }
       } ?? ""
     let ack = call.missed ? (call.acknowledged ? ", missed (acknowledged)" : ", missed") : ""
     // The reason says more than the outcome, or nothing: "answered (answered)" repeated it.

@@ -2,7 +2,16 @@ import CallAlertClient
 import CallAlertControl
 import CallAlertProtocol
 import CallAlertSerial
+// Full Foundation, not FoundationEssentials: FileHandle.
 import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// Prints a value as pretty, key-sorted JSON on standard output, dates in ISO 8601 as the control socket writes them.
 func printJSON(_ value: some Encodable) throws {

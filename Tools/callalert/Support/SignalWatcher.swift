@@ -1,6 +1,19 @@
 @preconcurrency import Dispatch
-import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// Calls a handler on SIGINT/SIGTERM instead of dying, so that commands can clean up (links, files).
 final class SignalWatcher: Sendable {

@@ -1,7 +1,17 @@
 import CallAlertProtocol
+import CallAlertText
 import CallAlertVirtualBoard
+// Full Foundation, not FoundationEssentials: FileHandle.
 import Foundation
 import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// Shows a board's actuators as one live status line on a terminal (a line per change otherwise) and
 /// appends each change to a JSON-lines timeline file.
@@ -47,11 +57,11 @@ final class StatusDisplay: Sendable {
   /// A readable account of a state, e.g. `  12.345 s  buzzer 2700 Hz vol 200  motor 180  led 1`.
   static func describe(_ entry: ActuatorTimeline.Entry) -> String {
     let state = entry.state
-    let seconds = String(format: "%9.3f s", Double(entry.ms) / 1000)
+    let seconds = PrintfText.format("%9.3f s", Double(entry.ms) / 1000)
     let buzzer =
       state.buzzerHz == 0 || state.buzzerVolume == 0
-      ? "buzzer  off          " : String(format: "buzzer %5d Hz vol %3d", state.buzzerHz, state.buzzerVolume)
-    let motors = state.motors.map { $0 == 0 ? "  -" : String(format: "%3d", $0) }.joined(separator: " ")
+      ? "buzzer  off          " : PrintfText.format("buzzer %5d Hz vol %3d", state.buzzerHz, state.buzzerVolume)
+    let motors = state.motors.map { $0 == 0 ? "  -" : PrintfText.format("%3d", $0) }.joined(separator: " ")
     let leds = (0..<8).filter { state.leds & (1 << $0) != 0 }.map(String.init).joined(separator: ",")
     return "\(seconds)  \(buzzer)  motor \(motors)  led \(leds.isEmpty ? "-" : leds)"
   }

@@ -1,7 +1,12 @@
 import CallAlertControl
 import CallAlertText
 import CallAlertValues
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// `callalert status` for people: history trouble, do-not-disturb, boards, ringing and missed calls.
 enum StatusText {
@@ -56,8 +61,8 @@ enum StatusText {
     var calendar = Calendar(identifier: .gregorian)
     calendar.timeZone = timeZone
     let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: date)
-    let time = String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
+    let time = PrintfText.format("%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
     guard !calendar.isDate(date, inSameDayAs: now) else { return time }
-    return String(format: "%04d-%02d-%02d ", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0) + time
+    return PrintfText.format("%04d-%02d-%02d ", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0) + time
   }
 }
