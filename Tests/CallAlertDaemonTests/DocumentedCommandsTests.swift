@@ -60,6 +60,20 @@ struct DocumentedCommandsTests {
     return output
   }
 
+  /// `--version` alone is answered before the parser is built; the parser still answers it after another
+  /// option (`--version --version` is not the lone flag): both print the same line, which names the revision.
+  @Test func theVersionLineIsTheParsersOwn() async throws {
+    func output(_ arguments: [String]) async throws -> String {
+      let process = try await DaemonProcess(arguments)
+      let output = await process.allOutput() ?? ""
+      _ = await process.exit()
+      return output
+    }
+    let fast = try await output(["--version"])
+    #expect(fast.hasPrefix("0.") && fast.contains("(git "), "\(fast)")
+    #expect(try await output(["--version", "--version"]) == fast)
+  }
+
   @Test func everyCommandTheDocsShowExists() async throws {
     let docs = try FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent("docs").path)
       .filter { $0.hasSuffix(".md") }.map { "docs/\($0)" }
