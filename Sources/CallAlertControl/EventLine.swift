@@ -42,47 +42,49 @@ public enum EventLine {
   /// - dnd_ended: `mode` (the switched mode that ended), `until` (when it was to end); the configured mode
   ///   applies again
   public static func json(_ event: EngineEvent, at date: Date) -> String {
-    var members = [("event", JSONText.quoted(name(of: event))), ("at", JSONText.quoted(Timestamp.iso8601(date)))]
+    var line = JSONObjectWriter()
+    line.string("event", name(of: event))
+    line.string("at", Timestamp.iso8601(date))
     switch event {
     case .ringing(let call, let boards, let pattern, let capMs, let silent):
-      members.append(("call", callObject(call)))
-      members.append(("boards", JSONText.array(boards)))
-      members.append(("pattern", patternJSON(pattern)))
-      members.append(("cap_ms", String(capMs)))
-      members.append(("silent", silent ? "true" : "false"))
+      line.object("call") { write(call, to: &$0) }
+      line.strings("boards", boards)
+      write(pattern, as: "pattern", to: &line)
+      line.number("cap_ms", capMs)
+      line.bool("silent", silent)
     case .suppressed(let call, let reason):
-      members.append(("call", callObject(call)))
-      members.append(("reason", JSONText.quoted(reason.rawValue)))
+      line.object("call") { write(call, to: &$0) }
+      line.string("reason", reason.rawValue)
     case .stopped(let callID, let reason):
-      members.append(("call", JSONText.object([("id", JSONText.quoted(callID))])))
-      members.append(("reason", JSONText.quoted(reason.rawValue)))
+      line.object("call") { $0.string("id", callID) }
+      line.string("reason", reason.rawValue)
     case .missed(let call, let reason):
-      members.append(("call", callObject(call)))
-      members.append(("reason", JSONText.quoted(reason.rawValue)))
+      line.object("call") { write(call, to: &$0) }
+      line.string("reason", reason.rawValue)
     case .missedAcknowledged(let count):
-      members.append(("count", String(count)))
+      line.number("count", count)
     case .missedCallAcknowledged(let callID):
-      members.append(("call", JSONText.object([("id", JSONText.quoted(callID))])))
+      line.object("call") { $0.string("id", callID) }
     case .ignored(let callID, let reason):
-      members.append(("call", JSONText.object([("id", JSONText.quoted(callID))])))
-      members.append(("reason", JSONText.quoted(reason.rawValue)))
+      line.object("call") { $0.string("id", callID) }
+      line.string("reason", reason.rawValue)
     case .patternFallback(let callID, let board, let requested, let played, let reason):
-      members.append(("call", JSONText.object([("id", JSONText.quoted(callID))])))
-      members.append(("board", JSONText.quoted(board)))
-      members.append(("pattern", patternJSON(requested)))
-      members.append(("played", JSONText.quoted(played)))
-      members.append(("reason", JSONText.quoted(reason)))
+      line.object("call") { $0.string("id", callID) }
+      line.string("board", board)
+      write(requested, as: "pattern", to: &line)
+      line.string("played", played)
+      line.string("reason", reason)
     case .callsRefused(let source, let count, let first, let since):
-      members.append(("call", callObject(first)))
-      members.append(("source", JSONText.quoted(source.rawValue)))
-      members.append(("count", String(count)))
-      members.append(("since", JSONText.quoted(Timestamp.iso8601(since))))
-      members.append(("reason", JSONText.quoted(IgnoredReason.tooManyCalls.rawValue)))
+      line.object("call") { write(first, to: &$0) }
+      line.string("source", source.rawValue)
+      line.number("count", count)
+      line.string("since", Timestamp.iso8601(since))
+      line.string("reason", IgnoredReason.tooManyCalls.rawValue)
     case .doNotDisturbEnded(let mode, let until):
-      members.append(("mode", JSONText.quoted(mode.rawValue)))
-      members.append(("until", JSONText.quoted(Timestamp.iso8601(until))))
+      line.string("mode", mode.rawValue)
+      line.string("until", Timestamp.iso8601(until))
     }
-    return JSONText.object(members)
+    return line.finish()
   }
 
   /// One readable line, the time in `timeZone`; ids, names, numbers and pattern names are shown safely
@@ -127,19 +129,21 @@ public enum EventLine {
     }
   }
 
-  private static func callObject(_ call: IncomingCall) -> String {
-    JSONText.object([
-      ("id", JSONText.quoted(call.id)), ("caller", JSONText.quoted(call.callerNumber)),
-      ("name", JSONText.quoted(call.callerName)), ("level", JSONText.quoted(call.level.rawValue)),
-      ("sent_at", JSONText.quoted(call.sentAt.map(Timestamp.iso8601))),
-    ])
+  /// A call's members: `id`, `caller`, `name`, `level`, `sent_at`.
+  private static func write(_ call: IncomingCall, to object: inout JSONObjectWriter) {
+    object.string("id", call.id)
+    object.string("caller", call.callerNumber)
+    object.string("name", call.callerName)
+    object.string("level", call.level.rawValue)
+    object.string("sent_at", call.sentAt.map(Timestamp.iso8601))
   }
 
-  private static func patternJSON(_ pattern: PatternReference) -> String {
+  /// A pattern as a member: a slot number, a name, or "inline".
+  private static func write(_ pattern: PatternReference, as key: StaticString, to object: inout JSONObjectWriter) {
     switch pattern {
-    case .slot(let slot): String(slot)
-    case .named(let name): JSONText.quoted(name)
-    case .inline: JSONText.quoted("inline")
+    case .slot(let slot): object.number(key, slot)
+    case .named(let name): object.string(key, name)
+    case .inline: object.string(key, "inline")
     }
   }
 
