@@ -53,9 +53,6 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
   private var patternTable: PatternBuild?
   private var subscribers: [UUID: EventSubscriber<Published>] = [:]
   private var anonymousCalls = AnonymousCallTracker()
-  /// Told every event as it is published, synchronously (the event printer: a line formatted and queued for its
-  /// thread, with no task and no hop of its own).
-  private var eventListeners: [@Sendable (EngineEvent, Date) -> Void] = []
   /// Told every input as it is handled (MQTT: a button press for Home Assistant, a switch to share at once).
   private var inputListeners: [@Sendable (EngineInput) -> Void] = []
   /// Told each call's time from its arrival here to a board's acknowledged PLAY (by the board drivers).
@@ -118,10 +115,6 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
   }
 
   private func unsubscribe(_ id: UUID) { subscribers[id] = nil }
-
-  /// Calls `listener` with every event from now on, as it is published, on the service's executor: it must not
-  /// block (queue the work, as the event printer does).
-  public func onEvent(_ listener: @escaping @Sendable (EngineEvent, Date) -> Void) { eventListeners.append(listener) }
 
   /// Calls `listener` with every input the service acts on (from boards, sockets, sources, timers' news).
   public func onInput(_ listener: @escaping @Sendable (EngineInput) -> Void) { inputListeners.append(listener) }
@@ -299,7 +292,6 @@ public actor AlertService<C: Clock> where C.Duration == Duration {
       let at = wallClock()
       if case .callsRefused(let source, let count, let first, _) = event { logRefusals(source, count, first) }
       recorder?(event, at)
-      for listener in eventListeners { listener(event, at) }
       for subscriber in subscribers.values { subscriber.yield(Published(event: event, at: at)) }
     }
     reschedule()

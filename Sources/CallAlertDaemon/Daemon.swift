@@ -210,10 +210,7 @@ public enum Daemon {
       service: service, intake: intake, history: writer, reloader: reloader, logger: logger, sources: sources,
       addOns: addOnHooks)
     let endpoint = ControlLineEndpoint(handle: handler.handle, logger: logger)
-    await service.onEvent { [reloader] event, at in
-      let line = reloader.current.eventsFormat == .json ? EventLine.json(event, at: at) : EventLine.text(event, at: at)
-      if let eventSink { eventSink(line) } else { printer?.print(line) }
-    }
+    let events = await service.subscribe()
 
     // In-process boards come first: a group stops its services last to first, so they outlive the STOPs (and
     // a board whose link the service closed at shutdown may end before its turn).
@@ -224,7 +221,7 @@ public enum Daemon {
     services += [
       .init(service: AlertServiceRunner(service: service, history: writer, locks: locks, logger: logger)),
       .init(service: ControlSocketService(server: server, clock: clock, handler: handle)),
-      .init(service: EventPrinterService(printer: printer)),
+      .init(service: EventPrinterService(events: events, reloader: reloader, printer: printer, eventSink: eventSink)),
       .init(service: HangupReloadService(hangups: hangups, reloader: reloader)),
     ]
     // The sources stop before the engine (last to first), so no call comes in while it stops. Only those the

@@ -49,15 +49,30 @@ struct ControlSocketService<C: Clock<Duration>>: Service {
   }
 }
 
-/// Ends the event printer at the daemon's stop: the lines are printed as the service publishes the events (its
-/// ``AlertService/onEvent(_:)`` listener formats each and queues it for the printer's thread), so this service
-/// only waits for the stop and then for the printer's thread to write what is queued.
-struct EventPrinterService: Service {
+/// Prints every engine event on standard output (or hands it to the test's sink), in the format the
+/// configuration in force asks for.
+struct EventPrinterService<C: Clock<Duration>>: Service {
+  let events: AsyncStream<AlertService<C>.Published>
+  let reloader: ConfigurationReloader
   let printer: EventPrinter?
+  let eventSink: (@Sendable (String) -> Void)?
 
   func run() async throws {
-    try? await gracefulShutdown()
-    printer?.finish()  // waits for the printer's thread: off the loop
+    // On the event loop, where the events are published: a line goes to the printer's thread (or the
+    // test's sink) without waking a thread of the pool.
+    await cancelWhenGracefulShutdown {
+      await withTaskExecutorPreference(DescriptorEventLoop.shared) { await printEvents() }
+      printer?.finish()  // waits for the printer's thread: off the loop
+    }
+  }
+
+  private func printEvents() async {
+    for await published in events {
+      let line =
+        reloader.current.eventsFormat == .json
+        ? EventLine.json(published.event, at: published.at) : EventLine.text(published.event, at: published.at)
+      if let eventSink { eventSink(line) } else { printer?.print(line) }
+    }
   }
 }
 
