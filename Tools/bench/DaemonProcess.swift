@@ -16,7 +16,7 @@ final class DaemonProcess: Sendable {
   /// The board the daemon drives.
   let board: ProbedBoard
   private let exit: ChildExit
-  private let directory: URL
+  private let files: BenchDaemonFiles
 
   /// Writes a config (the built-in "DE" cadence, no missed-call indicator, history in a temporary directory),
   /// starts `wrapper + [executable, "run", ...]` on a fresh board and waits up to `startLimit` until its control
@@ -27,30 +27,16 @@ final class DaemonProcess: Sendable {
         "no callalert executable at \(executable) (swift build -c release --scratch-path .build-bench "
           + "--product callalert, or --callalert PATH)")
     }
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "callalert-bench-\(label)-\(UUID().uuidString.prefix(8))")
-    let socket = directory.appendingPathComponent("control.sock").path
-    let config = directory.appendingPathComponent("config.yaml").path
+    let files: BenchDaemonFiles
     let board: ProbedBoard
     do {
-      try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-      let yaml = """
-        patterns:
-          default: DE
-        missed_indicator: off
-        history:
-          path: \(directory.appendingPathComponent("history.sqlite").path)
-        """
-      try yaml.write(toFile: config, atomically: true, encoding: .utf8)
+      files = try BenchDaemonFiles(prefix: "callalert-bench-\(label)")
       board = try ProbedBoard(serial: "VB-P0001")
     } catch {
       throw BenchError("\(label): \(error)")
     }
     let process = Process()
-    let command =
-      wrapper + [
-        executable, "run", "--config", config, "--port", board.slavePath, "--no-stdin", "--no-http", "--socket", socket,
-      ]
+    let command = wrapper + [executable] + files.runArguments(port: board.slavePath)
     process.executableURL = URL(fileURLWithPath: command[0])
     process.arguments = Array(command.dropFirst())
     process.standardOutput = FileHandle.nullDevice
@@ -59,9 +45,11 @@ final class DaemonProcess: Sendable {
     let exit: ChildExit
     do { exit = try ChildExit(starting: process) } catch {
       await board.stop()
+      files.remove()
       throw BenchError("\(label): cannot start \(command[0]): \(error)")
     }
-    (self.pid, self.socket, self.board, self.exit, self.directory) = (exit.pid, socket, board, exit, directory)
+    let socket = files.socket
+    (self.pid, self.socket, self.board, self.exit, self.files) = (exit.pid, socket, board, exit, files)
     let clock = ContinuousClock()
     let deadline = clock.now.advanced(by: startLimit)
     while (try? ControlSocketClient.requestBlocking(#"{"type":"status"}"#, path: socket)) == nil {
@@ -79,7 +67,7 @@ final class DaemonProcess: Sendable {
     if !exit.hasExited { kill(pid, SIGTERM) }
     _ = await exit.waitOrKill(after: limit)
     await board.stop()
-    try? FileManager.default.removeItem(at: directory)
+    files.remove()
   }
 
   /// Which kind of request a pair's step was.

@@ -101,35 +101,20 @@ struct KillSoak {
   }
 
   private static func once(index: Int, executable: String, board: ProbedBoard) async -> RunResult {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "callalert-kill-\(index)-\(UUID().uuidString.prefix(6))")
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let socket = directory.appendingPathComponent("control.sock").path
-    let config = directory.appendingPathComponent("config.yaml").path
-    do {
-      try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-      let yaml = """
-        patterns:
-          default: DE
-        missed_indicator: off
-        history:
-          path: \(directory.appendingPathComponent("history.sqlite").path)
-        """
-      try yaml.write(toFile: config, atomically: true, encoding: .utf8)
-    } catch {
+    let files: BenchDaemonFiles
+    do { files = try BenchDaemonFiles(prefix: "callalert-kill-\(index)") } catch {
       return .didNotRing("config: \(error)")
     }
+    defer { files.remove() }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = [
-      "run", "--config", config, "--port", board.slavePath, "--no-stdin", "--no-http", "--socket", socket,
-    ]
+    process.arguments = files.runArguments(port: board.slavePath)
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
     process.standardInput = FileHandle.nullDevice
     let exit: ChildExit
     do { exit = try ChildExit(starting: process) } catch { return .didNotRing("spawn: \(error)") }
-    let result = await ringAndKill(index: index, pid: exit.pid, socket: socket, board: board)
+    let result = await ringAndKill(index: index, pid: exit.pid, socket: files.socket, board: board)
     if !exit.hasExited { kill(exit.pid, SIGKILL) }
     if await exit.wait(upTo: .seconds(10)) == nil {
       return .rangOn("the daemon (pid \(exit.pid)) did not exit within 10 s of SIGKILL")
